@@ -1,0 +1,193 @@
+/**
+ * Relay cursor pagination over keyset ("seek") queries: a page is found by comparing sort keys with
+ * the cursor's, never with OFFSET, so page 500 costs what page 1 costs and rows inserted meanwhile do
+ * not shift pages. Cursors are opaque (base64url of the sort name and key values); one made for another
+ * ordering, or not made by us at all, is VALIDATION_FAILED.
+ *
+ * Hand-written because the libraries for this (graphql-relay's connectionFromArray, Prisma's own
+ * `cursor` option) page by offset or need the cursor row to still exist.
+ */
+import { ValidationError } from '../errors/app-error';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface SortKey<T> {
+  field: keyof T & string;
+  direction: 'asc' | 'desc';
+  type: 'bigint' | 'string';
+}
+
+export interface Sort<T> {
+  /** Names the ordering inside cursors, so a cursor of one ordering is refused by another. */
+  id: string;
+  keys: SortKey<T>[];
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+/** A page of a connection; `totalCount` runs its query only when a client asks for it. */
+export interface Page<T> {
+  edges: Edge<T>[];
+  nodes: T[];
+  pageInfo: PageInfo;
+  totalCount: () => Promise<number>;
+}
+
+export interface PageWindow {
+  forward: boolean;
+  limit: number;
+  cursor: unknown[] | null;
+}
+
+function checkSize(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw new ValidationError(`${name}: must be between 1 and ${MAX_PAGE_SIZE}`);
+  }
+  return value;
+}
+
+/** Validates the Relay arguments and decodes the cursor for `sort`. */
+export function pageWindow<T>(args: PageArgs, sort: Sort<T>): PageWindow {
+  const { first, after, last, before } = args;
+  const forwardArgs = first != null || after != null;
+  const backwardArgs = last != null || before != null;
+  if (forwardArgs && backwardArgs) {
+    throw new ValidationError('first/after and last/before cannot be combined');
+  }
+  if (backwardArgs) {
+    return {
+      forward: false,
+      limit: last == null ? DEFAULT_PAGE_SIZE : checkSize(last, 'last'),
+      cursor: before == null ? null : decodeCursor(before, sort, 'before'),
+    };
+  }
+  return {
+    forward: true,
+    limit: first == null ? DEFAULT_PAGE_SIZE : checkSize(first, 'first'),
+    cursor: after == null ? null : decodeCursor(after, sort, 'after'),
+  };
+}
+
+export function encodeCursor<T>(sort: Sort<T>, node: T): string {
+  const values = sort.keys.map((k) => String(node[k.field]));
+  return Buffer.from(JSON.stringify([sort.id, ...values])).toString('base64url');
+}
+
+function decodeCursor<T>(cursor: string, sort: Sort<T>, name: string): unknown[] {
+  const invalid = () => new ValidationError(`${name}: invalid cursor`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== sort.keys.length + 1 ||
+    parsed[0] !== sort.id ||
+    !parsed.every((v) => typeof v === 'string')
+  ) {
+    throw invalid();
+  }
+  return sort.keys.map((key, i) => {
+    const raw = parsed[i + 1] as string;
+    if (key.type === 'string') return raw;
+    if (!/^-?\d{1,19}$/.test(raw)) throw invalid();
+    return BigInt(raw);
+  });
+}
+
+/**
+ * The Prisma `where` that selects rows strictly after (forward) or before (backward) the cursor:
+ * `(k1 > v1) OR (k1 = v1 AND k2 > v2) ...`, with each comparison turned by its key's direction.
+ */
+export function keysetWhere<T>(sort: Sort<T>, window: PageWindow): Record<string, unknown> | undefined {
+  const values = window.cursor;
+  if (!values) return undefined;
+  const ors = sort.keys.map((key, i) => {
+    const clause: Record<string, unknown> = {};
+    for (let j = 0; j < i; j++) clause[sort.keys[j]!.field] = values[j];
+    const ascending = key.direction === 'asc';
+    clause[key.field] = { [ascending === window.forward ? 'gt' : 'lt']: values[i] };
+    return clause;
+  });
+  return { OR: ors };
+}
+
+/** Prisma `orderBy` for the window: the sort itself going forward, reversed going backward. */
+export function keysetOrderBy<T>(sort: Sort<T>, window: PageWindow): Record<string, 'asc' | 'desc'>[] {
+  return sort.keys.map((k) => {
+    const direction = window.forward ? k.direction : k.direction === 'asc' ? 'desc' : 'asc';
+    return { [k.field]: direction } as Record<string, 'asc' | 'desc'>;
+  });
+}
+
+/**
+ * Builds the page from rows fetched with `take: limit + 1` in window order (the extra row only
+ * says whether another page exists).
+ */
+export function buildPage<T>(
+  rows: T[],
+  window: PageWindow,
+  sort: Sort<T>,
+  totalCount: () => Promise<number>,
+): Page<T> {
+  const more = rows.length > window.limit;
+  const nodes = more ? rows.slice(0, window.limit) : rows.slice();
+  if (!window.forward) nodes.reverse();
+  const edges = nodes.map((node) => ({ cursor: encodeCursor(sort, node), node }));
+  // Relay allows "false when it cannot be known cheaply": having come from a cursor means a row
+  // exists on that side (the cursor's own row, or rows that preceded it).
+  return {
+    edges,
+    nodes,
+    pageInfo: {
+      hasNextPage: window.forward ? more : window.cursor !== null,
+      hasPreviousPage: window.forward ? window.cursor !== null : more,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: memo(totalCount),
+  };
+}
+
+function memo<T>(fn: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= fn());
+}
+
+/** Runs one keyset page query through a Prisma model delegate's findMany/count. */
+export async function paginate<T>(options: {
+  args: PageArgs;
+  sort: Sort<T>;
+  where: Record<string, unknown>;
+  findMany: (query: { where: Record<string, unknown>; orderBy: Record<string, 'asc' | 'desc'>[]; take: number }) => Promise<T[]>;
+  count: (query: { where: Record<string, unknown> }) => Promise<number>;
+}): Promise<Page<T>> {
+  const window = pageWindow(options.args, options.sort);
+  const seek = keysetWhere(options.sort, window);
+  const rows = await options.findMany({
+    where: seek ? { AND: [options.where, seek] } : options.where,
+    orderBy: keysetOrderBy(options.sort, window),
+    take: window.limit + 1,
+  });
+  return buildPage(rows, window, options.sort, () => options.count({ where: options.where }));
+}

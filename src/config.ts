@@ -1,0 +1,87 @@
+/**
+ * Configuration: the environment, read once at start, validated, and turned into a typed object.
+ * A bad value stops the process with a message naming the variable (see README, "Configuration").
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import { z } from 'zod';
+
+/** The project root (where package.json is), whether we run from `src/` (tests) or `dist/src/`. */
+export const projectRoot: string = (() => {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`package.json not found above ${__dirname}`);
+    dir = parent;
+  }
+  return dir;
+})();
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: int(0, 65535).default(4000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
+    .optional(),
+  PGLITE_DATA_DIR: z.string().min(1).default('./data'),
+  DB_POOL_SIZE: int(1, 200).default(10),
+  GRAPHQL_LANDING_PAGE: bool.optional(),
+  GRAPHQL_INTROSPECTION: bool.optional(),
+  SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  TRUST_PROXY: bool.default(false),
+});
+
+export type DatabaseConfig =
+  | { kind: 'pglite'; dataDir: string | null }
+  | { kind: 'postgres'; url: string; poolSize: number };
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  logLevel: string;
+  database: DatabaseConfig;
+  graphql: { landingPage: boolean; introspection: boolean };
+  shutdownTimeoutMs: number;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration; throws ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
+    // Sandbox and introspection help developers; in production they are off unless asked for.
+    graphql: {
+      landingPage: e.GRAPHQL_LANDING_PAGE ?? !production,
+      introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    trustProxy: e.TRUST_PROXY,
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The database, in either of its two modes, behind one interface: a PrismaClient for the services,
+ * and a raw SQL session for the migration runner (Prisma cannot run multi-statement migration files).
+ *
+ * - pglite: PostgreSQL compiled to WASM, in-process, persisted under a data directory (or in memory).
+ * - postgres: a PostgreSQL server through a pg Pool shared by Prisma and the migration runner.
+ */
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
+import lockfile from 'proper-lockfile';
+import { PrismaClient } from '../generated/prisma/client';
+import type { DatabaseConfig } from '../config';
+
+/** A raw SQL session: what the migration runner needs and nothing more. */
+export interface SqlSession {
+  /** Runs SQL text that may hold several statements, without parameters. */
+  exec(sql: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database {
+  readonly kind: DatabaseConfig['kind'];
+  readonly prisma: PrismaClient;
+  /**
+   * Runs `fn` with a session that holds the migration lock (a PostgreSQL advisory lock), so two
+   * processes starting at once never apply the same migration twice.
+   */
+  withMigrationSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface CreateDatabaseOptions {
+  /** Extra Prisma client options (tests use `log` to count statements). */
+  prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
+  /** PGlite only: start from this dump (tests share one migrated template). */
+  pgliteLoadDataDir?: Blob;
+}
+
+/** Arbitrary, fixed key of the advisory lock taken while migrating. */
+const MIGRATION_LOCK_KEY = 72_707_369;
+
+export async function createDatabase(
+  config: DatabaseConfig,
+  options: CreateDatabaseOptions = {},
+): Promise<Database> {
+  return config.kind === 'pglite'
+    ? createPgliteDatabase(config.dataDir, options)
+    : createPostgresDatabase(config.url, config.poolSize, options);
+}
+
+async function createPgliteDatabase(
+  dataDir: string | null,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  let unlock: (() => Promise<void>) | undefined;
+  if (dataDir) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    unlock = await lockDataDir(dataDir);
+  }
+  const pglite = new PGlite({
+    dataDir: dataDir ?? undefined,
+    extensions: { pg_trgm },
+    loadDataDir: options.pgliteLoadDataDir,
+  });
+  await pglite.waitReady;
+  // pglite-prisma-adapter 0.6 is typed against driver-adapter-utils 6.10 and Prisma 6.19 against
+  // 6.19; the runtime contract is the same, the declared types differ: hence the one cast.
+  const adapter = new PrismaPGlite(pglite) as unknown as PrismaPg;
+  const prisma = new PrismaClient({ ...options.prismaOptions, adapter });
+  const session: SqlSession = {
+    exec: async (sql) => {
+      await pglite.exec(sql);
+    },
+    query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+  };
+  return {
+    kind: 'pglite',
+    prisma,
+    // One process owns a PGlite data directory, so the session needs no lock.
+    withMigrationSession: (fn) => fn(session),
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+      await unlock?.();
+    },
+  };
+}
+
+/** Another process holds the embedded database open. */
+export class DatabaseInUseError extends Error {
+  override name = 'DatabaseInUseError';
+}
+
+/**
+ * PGlite is a single-process database: two processes writing one data directory corrupt it. A lock
+ * (`<dataDir>.lock`, refreshed while held, stale after 15 s if its holder died) keeps a second
+ * server, or a CLI beside a running server, out.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  try {
+    return await lockfile.lock(dataDir, {
+      stale: 15_000,
+      update: 5_000,
+      onCompromised: (error) => console.error(`lock on ${dataDir} lost: ${error.message}`),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new DatabaseInUseError(
+        `The embedded database in ${dataDir} is in use by another process (a running server?). ` +
+          'Stop that process first, or point DATABASE_URL at a PostgreSQL server.',
+      );
+    }
+    throw error;
+  }
+}
+
+async function createPostgresDatabase(
+  url: string,
+  poolSize: number,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  const pool = new Pool({ connectionString: url, max: poolSize });
+  // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
+  return {
+    kind: 'postgres',
+    prisma,
+    async withMigrationSession(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        try {
+          return await fn({
+            exec: async (sql) => {
+              await client.query(sql);
+            },
+            query: async <T>(sql: string, params?: unknown[]) =>
+              (await client.query(sql, params as unknown[])).rows as T[],
+          });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The migration runner. Prisma's own `migrate deploy` needs a native schema engine that these
+ * machines cannot download (README, "Migrations"), so the service applies Prisma's migration folders
+ * itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
+ * columns and SHA-256 checksums that Prisma writes, so `prisma migrate status` agrees elsewhere.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../config';
+import type { Database, SqlSession } from './database';
+
+export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** The migrations on disk, in the order Prisma applies them (folder name order). */
+export function readMigrations(dir: string = migrationsDir): Migration[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
+    .map((d) => d.name)
+    .sort()
+    .map((name) => {
+      const sql = fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
+      return { name, sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+// The table exactly as Prisma's schema engine creates it.
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+interface AppliedRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
+
+/** Applies every pending migration; returns the names it applied. */
+export async function migrate(db: Database, migrations: Migration[] = readMigrations()): Promise<string[]> {
+  return db.withMigrationSession(async (session) => {
+    await session.exec(CREATE_MIGRATIONS_TABLE);
+    const rows = await session.query<AppliedRow>(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+    );
+    const applied = new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
+    for (const row of applied.values()) {
+      if (row.finished_at === null) {
+        throw new MigrationError(
+          `Migration ${row.migration_name} started but did not finish; resolve it before starting the service`,
+        );
+      }
+    }
+    const done: string[] = [];
+    for (const migration of migrations) {
+      const previous = applied.get(migration.name);
+      if (previous) {
+        if (previous.checksum !== migration.checksum) {
+          throw new MigrationError(
+            `Migration ${migration.name} was changed after it was applied (checksum differs)`,
+          );
+        }
+        continue;
+      }
+      await applyOne(session, migration);
+      done.push(migration.name);
+    }
+    return done;
+  });
+}
+
+async function applyOne(session: SqlSession, migration: Migration): Promise<void> {
+  await session.exec('BEGIN');
+  try {
+    await session.exec(migration.sql);
+    await session.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+       VALUES ($1, $2, $3, now(), now(), 1)`,
+      [crypto.randomUUID(), migration.checksum, migration.name],
+    );
+    await session.exec('COMMIT');
+  } catch (error) {
+    await session.exec('ROLLBACK');
+    throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
+  }
+}

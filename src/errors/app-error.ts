@@ -1,0 +1,91 @@
+/**
+ * The one error model. Every expected failure is an AppError with a literal `code` and an HTTP
+ * `status`; GraphQL puts them in `extensions { code, status }`, REST sends them as the spec's Error
+ * object `{ code, message, status }`. Anything that is not an AppError is masked as INTERNAL.
+ */
+
+/** Every code a client can see (published in GraphQL as the `ErrorCode` enum). */
+export enum ErrorCode {
+  BAD_REQUEST = 'BAD_REQUEST',
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX',
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  CONFLICT = 'CONFLICT',
+  OUT_OF_STOCK = 'OUT_OF_STOCK',
+  INVALID_TRANSITION = 'INVALID_TRANSITION',
+  GONE = 'GONE',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  RATE_LIMITED = 'RATE_LIMITED',
+  INTERNAL = 'INTERNAL',
+}
+
+/** The spec's Error object. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.BAD_REQUEST, 400, message);
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.VALIDATION_FAILED, 400, message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.NOT_FOUND, 404, message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.CONFLICT, 409, message);
+  }
+}
+
+export class OutOfStockError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.OUT_OF_STOCK, 409, message);
+  }
+}
+
+export class InvalidTransitionError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.INVALID_TRANSITION, 409, message);
+  }
+}
+
+export class InternalError extends AppError {
+  constructor(requestId: string | undefined) {
+    super(
+      ErrorCode.INTERNAL,
+      500,
+      requestId ? `Internal server error (request id ${requestId})` : 'Internal server error',
+    );
+  }
+}

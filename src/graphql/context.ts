@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Services } from '../services';
+import { createCategoryLoaders } from '../modules/categories/category.loaders';
+import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
+import { createOrderLoaders } from '../modules/orders/order.loaders';
+import { createPetLoaders } from '../modules/pets/pet.loaders';
+
+/** Per-request DataLoaders: every relation a field resolver follows goes through one of these. */
+export function createLoaders(services: Services) {
+  return {
+    ...createCategoryLoaders(services),
+    ...createPetLoaders(services),
+    ...createInventoryLoaders(services),
+    ...createOrderLoaders(services),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;
+
+/** What every resolver gets: built fresh for each request. */
+export interface GraphQLContext {
+  requestId: string;
+  log: FastifyBaseLogger;
+  services: Services;
+  loaders: Loaders;
+}
+
+export function createContext(services: Services, request: { id: string; log: FastifyBaseLogger }): GraphQLContext {
+  return { requestId: request.id, log: request.log, services, loaders: createLoaders(services) };
+}

@@ -1,0 +1,74 @@
+/**
+ * GraphQL error formatting: every error leaves with `extensions { code, status }` from the one
+ * error model. Expected errors (AppError, and graphql-js/Apollo request errors) keep their message;
+ * anything else is masked as INTERNAL with the request id and logged with its stack, so no stack,
+ * SQL or Prisma text reaches a client.
+ */
+import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLFormattedError } from 'graphql';
+import { AppError, ErrorCode } from '../errors/app-error';
+import type { GraphQLContext } from './context';
+
+/** Apollo's own request-error codes, as this API reports them. */
+const REQUEST_ERRORS: Record<string, { code: ErrorCode; status: number }> = {
+  GRAPHQL_PARSE_FAILED: { code: ErrorCode.BAD_REQUEST, status: 400 },
+  BAD_REQUEST: { code: ErrorCode.BAD_REQUEST, status: 400 },
+  OPERATION_RESOLUTION_FAILURE: { code: ErrorCode.BAD_REQUEST, status: 400 },
+  GRAPHQL_VALIDATION_FAILED: { code: ErrorCode.VALIDATION_FAILED, status: 400 },
+  BAD_USER_INPUT: { code: ErrorCode.VALIDATION_FAILED, status: 400 },
+};
+
+/** Apollo protocol codes that clients act on (automatic persisted queries): kept as they are. */
+const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
+const INTERNAL_MESSAGE = 'Internal server error';
+
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof AppError) {
+    return { ...formatted, message: original.message, extensions: { code: original.code, status: original.status } };
+  }
+  const apolloCode = formatted.extensions?.code;
+  if (typeof apolloCode === 'string') {
+    const mapped = REQUEST_ERRORS[apolloCode];
+    if (mapped) return { ...formatted, extensions: { code: mapped.code, status: mapped.status } };
+    if (PROTOCOL_CODES.has(apolloCode)) return { ...formatted, extensions: { code: apolloCode, status: 200 } };
+  }
+  // Masked: the plugin below logs the original and adds the request id.
+  return { message: INTERNAL_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL, status: 500 } };
+}
+
+function isExpected(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  if (original instanceof AppError) return true;
+  const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
+  return typeof code === 'string' && (code in REQUEST_ERRORS || PROTOCOL_CODES.has(code));
+}
+
+/** Logs unexpected errors with their stack, and puts the request id in every INTERNAL error. */
+export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors(rc: GraphQLRequestContext<GraphQLContext>) {
+          for (const error of rc.errors ?? []) {
+            if (!isExpected(error)) {
+              rc.contextValue.log.error({ err: unwrapResolverError(error), path: error.path }, 'unexpected GraphQL error');
+            }
+          }
+        },
+        async willSendResponse(rc: GraphQLRequestContext<GraphQLContext>) {
+          const body = rc.response.body;
+          if (body?.kind !== 'single' || !body.singleResult.errors) return;
+          const requestId = rc.contextValue.requestId;
+          body.singleResult.errors = body.singleResult.errors.map((e) =>
+            e.extensions?.code === ErrorCode.INTERNAL
+              ? { ...e, message: `${INTERNAL_MESSAGE} (request id ${requestId})`, extensions: { ...e.extensions, requestId } }
+              : e,
+          );
+        },
+      };
+    },
+  };
+}

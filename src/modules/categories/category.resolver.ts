@@ -1,0 +1,53 @@
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdScalar } from '../../graphql/scalars';
+import { ForwardPageArgs } from '../../graphql/page-args';
+import { PetFilter } from '../pets/pet.inputs';
+import { PetConnection } from '../pets/pet.type';
+import { CategoryUpdate, NewCategory } from './category.inputs';
+import { Category, CategoryConnection } from './category.type';
+
+@Resolver(() => Category)
+export class CategoryResolver {
+  @Query(() => Category, { nullable: true, description: 'A category by id, or null.' })
+  category(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.categoryById.load(id);
+  }
+
+  @Query(() => CategoryConnection, { description: 'Categories by id.' })
+  categories(@Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.categories.list(page);
+  }
+
+  @FieldResolver(() => PetConnection, { description: 'Pets of this category, by id.' })
+  pets(
+    @Root() category: Category,
+    @Arg('filter', () => PetFilter, { nullable: true }) filter: PetFilter | null,
+    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.loaders.petsByCategory.load({
+      parentId: category.id,
+      args: { filter: filter && { ...filter }, page: { first: page.first, after: page.after } },
+    });
+  }
+
+  @Mutation(() => Category)
+  createCategory(@Arg('input', () => NewCategory) input: NewCategory, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.categories.create(input);
+  }
+
+  @Mutation(() => Category)
+  updateCategory(
+    @Arg('id', () => IdScalar) id: bigint,
+    @Arg('input', () => CategoryUpdate) input: CategoryUpdate,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.categories.update(id, input);
+  }
+
+  @Mutation(() => Category, { description: 'Deletes a category that has no pets; returns it as it was.' })
+  deleteCategory(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.categories.delete(id);
+  }
+}

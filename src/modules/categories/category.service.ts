@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { Category, PrismaClient } from '../../generated/prisma/client';
+import { ConflictError, NotFoundError } from '../../errors/app-error';
+import { constraintViolation } from '../../errors/database-errors';
+import { descriptionSchema, nameSchema, validate } from '../../common/validation';
+import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+
+export type { Category };
+
+export interface NewCategoryInput {
+  name: string;
+  description?: string | null;
+}
+
+export interface CategoryUpdateInput {
+  name?: string | null;
+  description?: string | null;
+}
+
+const newCategorySchema = z.object({ name: nameSchema, description: descriptionSchema.nullish() });
+const categoryUpdateSchema = z.object({
+  name: nameSchema.nullish(),
+  description: descriptionSchema.nullish(),
+});
+
+const byId: Sort<Category> = { id: 'id', keys: [{ field: 'id', direction: 'asc', type: 'bigint' }] };
+
+/** Categories of pets. Names are unique (case-sensitive, after trimming). */
+export class CategoryService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  byIds(ids: readonly bigint[]): Promise<Category[]> {
+    return this.prisma.category.findMany({ where: { id: { in: [...ids] } } });
+  }
+
+  get(id: bigint): Promise<Category | null> {
+    return this.prisma.category.findUnique({ where: { id } });
+  }
+
+  list(args: PageArgs): Promise<Page<Category>> {
+    return paginate<Category>({
+      args,
+      sort: byId,
+      where: {},
+      findMany: (q) => this.prisma.category.findMany(q),
+      count: (q) => this.prisma.category.count(q),
+    });
+  }
+
+  async create(input: NewCategoryInput): Promise<Category> {
+    const data = validate(newCategorySchema, input);
+    try {
+      return await this.prisma.category.create({ data });
+    } catch (error) {
+      throw this.translate(error, data.name);
+    }
+  }
+
+  async update(id: bigint, input: CategoryUpdateInput): Promise<Category> {
+    const parsed = validate(categoryUpdateSchema, input);
+    const data = {
+      ...(parsed.name != null && { name: parsed.name }),
+      // An explicit null (or empty string) clears the description; an absent one keeps it.
+      ...(input.description !== undefined && { description: parsed.description ?? null }),
+    };
+    try {
+      return await this.prisma.category.update({ where: { id }, data });
+    } catch (error) {
+      throw this.translate(error, parsed.name ?? undefined, id);
+    }
+  }
+
+  /** Deletes an empty category; one that still has pets is CONFLICT (the foreign key decides). */
+  async delete(id: bigint): Promise<Category> {
+    try {
+      return await this.prisma.category.delete({ where: { id } });
+    } catch (error) {
+      const violation = constraintViolation(error);
+      if (violation?.kind === 'foreign-key') {
+        throw new ConflictError(`Category ${id} still has pets; move or delete them first`);
+      }
+      throw this.translate(error, undefined, id);
+    }
+  }
+
+  private translate(error: unknown, name?: string, id?: bigint): unknown {
+    const violation = constraintViolation(error);
+    if (violation?.kind === 'unique') return new ConflictError(`A category named "${name}" already exists`);
+    if (violation?.kind === 'record-not-found') return new NotFoundError(`Category ${id} not found`);
+    return error;
+  }
+}

@@ -1,0 +1,17 @@
+import { Field, ObjectType } from 'type-graphql';
+import { IdScalar } from '../../graphql/scalars';
+import { ConnectionType } from '../../graphql/connection';
+
+@ObjectType({ simpleResolvers: true, description: 'A category of pets.' })
+export class Category {
+  @Field(() => IdScalar)
+  id!: bigint;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+}
+
+export const CategoryConnection = ConnectionType(Category, 'Category');

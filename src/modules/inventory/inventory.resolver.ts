@@ -1,0 +1,43 @@
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdScalar } from '../../graphql/scalars';
+import { ForwardPageArgs } from '../../graphql/page-args';
+import { Pet } from '../pets/pet.type';
+import { InventoryFilter, InventoryUpdate } from './inventory.inputs';
+import { InventoryCount, InventoryItem, InventoryItemConnection } from './inventory.type';
+
+@Resolver(() => InventoryItem)
+export class InventoryResolver {
+  @Query(() => InventoryItem, { nullable: true, description: "A pet's stock entry, or null." })
+  inventory(@Arg('petId', () => IdScalar) petId: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.inventory.get(petId);
+  }
+
+  @Query(() => InventoryItemConnection, { description: 'Stock entries by pet id.' })
+  inventoryItems(
+    @Arg('filter', () => InventoryFilter, { nullable: true }) filter: InventoryFilter | null,
+    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.inventory.list(filter, page);
+  }
+
+  @Query(() => [InventoryCount], { description: 'Total stock per pet status; all three statuses are always present.' })
+  inventorySummary(@Ctx() ctx: GraphQLContext) {
+    return ctx.services.inventory.summary();
+  }
+
+  @FieldResolver(() => Pet)
+  pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.petById.load(item.petId);
+  }
+
+  @Mutation(() => InventoryItem, { description: "Sets a pet's stock count." })
+  updateInventory(
+    @Arg('petId', () => IdScalar) petId: bigint,
+    @Arg('input', () => InventoryUpdate) input: InventoryUpdate,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.inventory.update(petId, input);
+  }
+}

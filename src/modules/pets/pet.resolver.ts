@@ -1,0 +1,74 @@
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdScalar } from '../../graphql/scalars';
+import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
+import { Category } from '../categories/category.type';
+import { InventoryItem } from '../inventory/inventory.type';
+import { OrderConnection } from '../orders/order.type';
+import { NewPet, PetFilter, PetOrder, PetUpdate } from './pet.inputs';
+import { PetStatusEnum, type PetStatus } from './pet-status';
+import { Pet, PetConnection } from './pet.type';
+
+@Resolver(() => Pet)
+export class PetResolver {
+  @Query(() => Pet, { nullable: true, description: 'A pet by id, or null.' })
+  pet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.petById.load(id);
+  }
+
+  @Query(() => PetConnection, { description: 'Pets, filtered and sorted (by id unless `orderBy` says otherwise).' })
+  async pets(
+    @Arg('filter', () => PetFilter, { nullable: true }) filter: PetFilter | null,
+    @Arg('orderBy', () => PetOrder, { nullable: true }) orderBy: PetOrder | null,
+    @Args(() => PageArgs) page: PageArgs,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    const result = await ctx.services.pets.list(filter, orderBy, page);
+    for (const pet of result.nodes) ctx.loaders.petById.prime(pet.id, pet);
+    return result;
+  }
+
+  @FieldResolver(() => Category)
+  async category(@Root() pet: Pet, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.categoryById.load(pet.categoryId);
+  }
+
+  @FieldResolver(() => InventoryItem, { nullable: true, description: 'The stock entry of this pet.' })
+  async inventory(@Root() pet: Pet, @Ctx() ctx: GraphQLContext) {
+    const entry = await ctx.loaders.inventoryByPetId.load(pet.id);
+    return entry && { petId: entry.petId, quantity: entry.quantity, status: pet.status };
+  }
+
+  @FieldResolver(() => OrderConnection, { description: 'Orders for this pet, newest first.' })
+  orders(@Root() pet: Pet, @Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.ordersByPet.load({ parentId: pet.id, args: { first: page.first, after: page.after } });
+  }
+
+  @Mutation(() => Pet, { description: 'Creates a pet, with an inventory entry at quantity 0.' })
+  createPet(@Arg('input', () => NewPet) input: NewPet, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.pets.create(input);
+  }
+
+  @Mutation(() => Pet)
+  updatePet(
+    @Arg('id', () => IdScalar) id: bigint,
+    @Arg('input', () => PetUpdate) input: PetUpdate,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.pets.update(id, input);
+  }
+
+  @Mutation(() => Pet)
+  setPetStatus(
+    @Arg('id', () => IdScalar) id: bigint,
+    @Arg('status', () => PetStatusEnum) status: PetStatus,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.pets.setStatus(id, status);
+  }
+
+  @Mutation(() => Pet, { description: 'Deletes a pet without open orders; returns it as it was.' })
+  deletePet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.pets.delete(id);
+  }
+}

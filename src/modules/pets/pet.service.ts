@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { Prisma, type Pet, type PrismaClient } from '../../generated/prisma/client';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-error';
+import { constraintViolation } from '../../errors/database-errors';
+import { nameSchema, searchSchema, validate } from '../../common/validation';
+import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { countByParent, loadNestedPages } from '../../common/nested-pages';
+import { PET_STATUSES, type PetStatus } from './pet-status';
+
+export type { Pet };
+
+export interface PetFilterInput {
+  status?: PetStatus | null;
+  categoryId?: bigint | null;
+  nameContains?: string | null;
+}
+
+export interface PetOrderInput {
+  field: 'id' | 'name';
+  direction?: 'asc' | 'desc' | null;
+}
+
+export interface NewPetInput {
+  name: string;
+  categoryId: bigint;
+  status?: PetStatus | null;
+}
+
+export interface PetUpdateInput {
+  name?: string | null;
+  categoryId?: bigint | null;
+  status?: PetStatus | null;
+}
+
+const statusSchema = z.enum(PET_STATUSES as [PetStatus, ...PetStatus[]]);
+const newPetSchema = z.object({ name: nameSchema, categoryId: z.bigint(), status: statusSchema.nullish() });
+const petUpdateSchema = z.object({
+  name: nameSchema.nullish(),
+  categoryId: z.bigint().nullish(),
+  status: statusSchema.nullish(),
+});
+const filterSchema = z
+  .object({ status: statusSchema.nullish(), categoryId: z.bigint().nullish(), nameContains: searchSchema.nullish() })
+  .nullish();
+
+function sortFor(order: PetOrderInput | null | undefined): Sort<Pet> {
+  const direction = order?.direction ?? 'asc';
+  if (order?.field === 'name') {
+    return {
+      id: `name-${direction}`,
+      keys: [
+        { field: 'name', direction, type: 'string' },
+        { field: 'id', direction, type: 'bigint' },
+      ],
+    };
+  }
+  return { id: `id-${direction}`, keys: [{ field: 'id', direction, type: 'bigint' }] };
+}
+
+const byIdAsc = sortFor(null) as Sort<Pet> & { keys: [{ field: 'id'; direction: 'asc'; type: 'bigint' }] };
+
+/** `%`, `_` and `\` are LIKE wildcards; a search for them means the characters themselves. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** Pets: the catalogue. Every pet has exactly one inventory entry, created with it at quantity 0. */
+export class PetService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  byIds(ids: readonly bigint[]): Promise<Pet[]> {
+    return this.prisma.pet.findMany({ where: { id: { in: [...ids] } } });
+  }
+
+  get(id: bigint): Promise<Pet | null> {
+    return this.prisma.pet.findUnique({ where: { id } });
+  }
+
+  /** Like `get`, but a missing pet is NOT_FOUND. */
+  async require(id: bigint): Promise<Pet> {
+    const pet = await this.get(id);
+    if (!pet) throw new NotFoundError(`Pet ${id} not found`);
+    return pet;
+  }
+
+  list(filter: PetFilterInput | null | undefined, order: PetOrderInput | null | undefined, args: PageArgs): Promise<Page<Pet>> {
+    const f = validate(filterSchema, filter);
+    const where: Prisma.PetWhereInput = {
+      ...(f?.status && { status: f.status }),
+      ...(f?.categoryId != null && { categoryId: f.categoryId }),
+      // Prisma sends `contains` as LIKE without escaping wildcards, so the pattern is built here.
+      ...(f?.nameContains && { name: { contains: likePattern(f.nameContains).slice(1, -1), mode: 'insensitive' } }),
+    };
+    return paginate<Pet>({
+      args,
+      sort: sortFor(order),
+      where: where as Record<string, unknown>,
+      findMany: (q) => this.prisma.pet.findMany(q as Prisma.PetFindManyArgs),
+      count: (q) => this.prisma.pet.count(q as Prisma.PetCountArgs),
+    });
+  }
+
+  /** One page of pets for each category, in one statement (Category.pets). */
+  pagesByCategory(
+    categoryIds: bigint[],
+    filter: PetFilterInput | null | undefined,
+    args: Pick<PageArgs, 'first' | 'after'>,
+    countFor: (categoryId: bigint) => Promise<number>,
+  ): Promise<Map<string, Page<Pet>>> {
+    return loadNestedPages<Pet>({
+      prisma: this.prisma,
+      table: 'pets',
+      parentColumn: 'category_id',
+      select:
+        'id, name, category_id AS "categoryId", status, created_at AS "createdAt", updated_at AS "updatedAt"',
+      conditions: this.sqlConditions(filter),
+      sort: byIdAsc,
+      parentOf: (pet) => pet.categoryId,
+      parentIds: categoryIds,
+      args,
+      countFor,
+    });
+  }
+
+  countByCategory(categoryIds: readonly bigint[], filter: PetFilterInput | null | undefined): Promise<Map<string, number>> {
+    return countByParent(this.prisma, 'pets', 'category_id', categoryIds, this.sqlConditions(filter));
+  }
+
+  private sqlConditions(filter: PetFilterInput | null | undefined): Prisma.Sql[] {
+    const f = validate(filterSchema, filter);
+    const conditions: Prisma.Sql[] = [];
+    if (f?.status) conditions.push(Prisma.sql`status = ${f.status}::"PetStatus"`);
+    if (f?.categoryId != null) conditions.push(Prisma.sql`category_id = ${f.categoryId}`);
+    if (f?.nameContains) conditions.push(Prisma.sql`name ILIKE ${likePattern(f.nameContains)}`);
+    return conditions;
+  }
+
+  /** Creates the pet and its inventory entry (quantity 0) in one transaction. */
+  async create(input: NewPetInput): Promise<Pet> {
+    const data = validate(newPetSchema, input);
+    try {
+      return await this.prisma.pet.create({
+        data: {
+          name: data.name,
+          categoryId: data.categoryId,
+          ...(data.status && { status: data.status }),
+          inventory: { create: { quantity: 0 } },
+        },
+      });
+    } catch (error) {
+      throw this.translate(error, data.categoryId);
+    }
+  }
+
+  async update(id: bigint, input: PetUpdateInput): Promise<Pet> {
+    const data = validate(petUpdateSchema, input);
+    try {
+      return await this.prisma.pet.update({
+        where: { id },
+        data: {
+          ...(data.name != null && { name: data.name }),
+          ...(data.categoryId != null && { categoryId: data.categoryId }),
+          ...(data.status != null && { status: data.status }),
+        },
+      });
+    } catch (error) {
+      throw this.translate(error, data.categoryId ?? undefined, id);
+    }
+  }
+
+  async setStatus(id: bigint, status: PetStatus): Promise<Pet> {
+    return this.update(id, { status });
+  }
+
+  /**
+   * Deletes a pet and its inventory entry. A pet with open orders is CONFLICT (cancel or complete
+   * them first); completed orders stay as history with their pet id cleared.
+   */
+  async delete(id: bigint): Promise<Pet> {
+    return this.prisma.$transaction(async (tx) => {
+      const pet = await tx.pet.findUnique({ where: { id } });
+      if (!pet) throw new NotFoundError(`Pet ${id} not found`);
+      const open = await tx.order.count({ where: { petId: id, complete: false } });
+      if (open > 0) throw new ConflictError(`Pet ${id} has ${open} open order(s); complete or cancel them first`);
+      await tx.pet.delete({ where: { id } });
+      return pet;
+    });
+  }
+
+  private translate(error: unknown, categoryId?: bigint, id?: bigint): unknown {
+    const violation = constraintViolation(error);
+    if (violation?.kind === 'foreign-key') return new ValidationError(`categoryId: category ${categoryId} does not exist`);
+    if (violation?.kind === 'record-not-found') return new NotFoundError(`Pet ${id} not found`);
+    return error;
+  }
+}

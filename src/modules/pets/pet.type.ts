@@ -1,0 +1,21 @@
+import { Field, ObjectType } from 'type-graphql';
+import { IdScalar } from '../../graphql/scalars';
+import { ConnectionType } from '../../graphql/connection';
+import { PetStatusEnum, type PetStatus } from './pet-status';
+
+@ObjectType({ simpleResolvers: true, description: 'An animal for sale.' })
+export class Pet {
+  @Field(() => IdScalar)
+  id!: bigint;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => IdScalar)
+  categoryId!: bigint;
+
+  @Field(() => PetStatusEnum, { nullable: true })
+  status!: PetStatus;
+}
+
+export const PetConnection = ConnectionType(Pet, 'Pet');

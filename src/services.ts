@@ -1,0 +1,25 @@
+/**
+ * The service layer: the only code that talks to Prisma, and the one home of every business rule.
+ * GraphQL resolvers and REST routes both call these.
+ */
+import type { PrismaClient } from './generated/prisma/client';
+import { CategoryService } from './modules/categories/category.service';
+import { InventoryService } from './modules/inventory/inventory.service';
+import { OrderService } from './modules/orders/order.service';
+import { PetService } from './modules/pets/pet.service';
+
+export interface Services {
+  categories: CategoryService;
+  pets: PetService;
+  orders: OrderService;
+  inventory: InventoryService;
+}
+
+export function createServices(prisma: PrismaClient): Services {
+  return {
+    categories: new CategoryService(prisma),
+    pets: new PetService(prisma),
+    orders: new OrderService(prisma),
+    inventory: new InventoryService(prisma),
+  };
+}
