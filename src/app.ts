@@ -46,7 +46,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   const services = createServices(db.prisma);
   await app.register(healthRoutes, { db });
 
-  const apollo = await createApollo(app, config);
+  const apollo = await createApollo(config);
   app.addHook('onClose', async () => apollo.stop());
   app.route({
     url: '/graphql',

@@ -25,6 +25,8 @@ export interface SqlSession {
 export interface Database {
   readonly kind: DatabaseConfig['kind'];
   readonly prisma: PrismaClient;
+  /** The embedded engine itself (pglite mode only): tests dump it as a template. */
+  readonly pglite?: PGlite;
   /**
    * Runs `fn` with a session that holds the migration lock (a PostgreSQL advisory lock), so two
    * processes starting at once never apply the same migration twice.
@@ -80,6 +82,7 @@ async function createPgliteDatabase(
   return {
     kind: 'pglite',
     prisma,
+    pglite,
     // One process owns a PGlite data directory, so the session needs no lock.
     withMigrationSession: (fn) => fn(session),
     async close() {

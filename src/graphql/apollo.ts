@@ -6,15 +6,17 @@ import {
   ApolloServerPluginLandingPageLocalDefault,
   ApolloServerPluginLandingPageProductionDefault,
 } from '@apollo/server/plugin/landingPage/default';
-import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
-import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { createSchema } from './schema';
 
-/** Apollo Server over the TypeGraphQL schema, draining with the Fastify server on close. */
-export async function createApollo(app: FastifyInstance, config: Config): Promise<ApolloServer<GraphQLContext>> {
+/**
+ * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
+ * lets in-flight requests finish, then stops Apollo (app.ts). Apollo's Fastify drain plugin is not
+ * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
+ */
+export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
   const schema = await createSchema();
   const landingPage = config.graphql.landingPage
     ? config.env === 'production'
@@ -26,7 +28,7 @@ export async function createApollo(app: FastifyInstance, config: Config): Promis
     formatError,
     introspection: config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
-    plugins: [fastifyApolloDrainPlugin(app), errorReportingPlugin(), landingPage],
+    plugins: [errorReportingPlugin(), landingPage],
   });
   await apollo.start();
   return apollo;

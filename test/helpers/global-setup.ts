@@ -1,0 +1,27 @@
+/**
+ * Runs once per `npm test`: builds one migrated PGlite database and dumps it, so each suite starts
+ * from a copy in under a second instead of initialising PGlite (~4 s) and migrating.
+ * With TEST_DATABASE_URL set, suites use PostgreSQL instead and this only checks the server answers.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createDatabase } from '../../src/db/database';
+import { migrate } from '../../src/db/migrate';
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_DATABASE_URL) {
+    const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    await client.end();
+    return;
+  }
+  const db = await createDatabase({ kind: "pglite", dataDir: null });
+  await migrate(db);
+  const dump = await db.pglite!.dumpDataDir('none');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-test-')), 'template.tar');
+  fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  await db.close();
+  process.env.PETSTORE_TEST_TEMPLATE = file;
+}

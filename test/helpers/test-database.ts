@@ -1,0 +1,100 @@
+/**
+ * A database of its own for each test suite: a copy of the migrated PGlite template by default, or a
+ * freshly created (and afterwards dropped) PostgreSQL database when TEST_DATABASE_URL is set.
+ * Every SQL statement that Prisma sends is counted (`sql.count`) for the N+1 tests.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { Client } from 'pg';
+import { createDatabase, type Database } from '../../src/db/database';
+import { migrate } from '../../src/db/migrate';
+import type { DatabaseConfig } from '../../src/config';
+
+export interface SqlCounter {
+  count: number;
+  statements: string[];
+  reset(): void;
+}
+
+export interface TestDatabase {
+  db: Database;
+  config: DatabaseConfig;
+  sql: SqlCounter;
+  /** Closes the connection and removes the database. */
+  destroy(): Promise<void>;
+}
+
+export const usingPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
+
+function counter(): SqlCounter {
+  const c: SqlCounter = {
+    count: 0,
+    statements: [],
+    reset() {
+      c.count = 0;
+      c.statements = [];
+    },
+  };
+  return c;
+}
+
+const countingOptions = { log: [{ emit: 'event' as const, level: 'query' as const }] };
+
+function attach(db: Database, sql: SqlCounter): void {
+  (db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => {
+    // The PGlite adapter reports an implicit COMMIT of each transaction as a statement; it sends none.
+    if (e.query.startsWith('-- Implicit')) return;
+    sql.count++;
+    sql.statements.push(e.query);
+  });
+}
+
+/** A fresh PostgreSQL database on the TEST_DATABASE_URL server; returns its URL and a dropper. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = new URL(process.env.TEST_DATABASE_URL!);
+  const name = `petstore_t_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: base.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new Client({ connectionString: base.toString() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestDatabase(options: { dataDir?: string } = {}): Promise<TestDatabase> {
+  const sql = counter();
+  if (usingPostgres()) {
+    const pg = await createPostgresDatabase();
+    const config: DatabaseConfig = { kind: 'postgres', url: pg.url, poolSize: 10 };
+    const db = await createDatabase(config, { prismaOptions: countingOptions });
+    await migrate(db);
+    attach(db, sql);
+    return {
+      db,
+      config,
+      sql,
+      async destroy() {
+        await db.close();
+        await pg.drop();
+      },
+    };
+  }
+  const template = process.env.PETSTORE_TEST_TEMPLATE;
+  const config: DatabaseConfig = { kind: 'pglite', dataDir: options.dataDir ?? null };
+  const db = await createDatabase(config, {
+    prismaOptions: countingOptions,
+    pgliteLoadDataDir: template && !options.dataDir ? new Blob([fs.readFileSync(template)]) : undefined,
+  });
+  await migrate(db);
+  attach(db, sql);
+  return { db, config, sql, destroy: () => db.close() };
+}
