@@ -1,0 +1,48 @@
+/**
+ * `npm run db:seed`: a realistic demo catalogue in the configured database, through the services (so
+ * the same rules apply). Refuses to run on a database that already has categories.
+ */
+import 'reflect-metadata';
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db/open';
+import { createServices } from '../src/services';
+
+const CATALOGUE: Record<string, { description: string; pets: [string, number][] }> = {
+  Dogs: { description: 'Loyal companions of every size', pets: [['Rex', 3], ['Bella', 1], ['Max', 0], ['Luna', 5], ['Charlie', 2]] },
+  Cats: { description: 'Independent and curious', pets: [['Milo', 4], ['Kitty', 2], ['Oliver', 1], ['Nala', 0]] },
+  Birds: { description: 'Songbirds and talkers', pets: [['Tweety', 6], ['Kiwi', 3], ['Rio', 2]] },
+  Fish: { description: 'Freshwater and marine', pets: [['Nemo', 12], ['Dory', 8], ['Bubbles', 20]] },
+  Reptiles: { description: 'Scales and patience', pets: [['Spike', 1], ['Rango', 2]] },
+};
+
+async function main(): Promise<void> {
+  const db = await openDatabase(loadConfig());
+  try {
+    if ((await db.prisma.category.count()) > 0) {
+      console.log('the database already has categories; seeding skipped');
+      return;
+    }
+    const services = createServices(db.prisma);
+    let pets = 0;
+    for (const [name, { description, pets: list }] of Object.entries(CATALOGUE)) {
+      const category = await services.categories.create({ name, description });
+      for (const [petName, stock] of list) {
+        const pet = await services.pets.create({ name: petName, categoryId: category.id });
+        await services.inventory.update(pet.id, { quantity: stock });
+        pets++;
+      }
+    }
+    const [first] = await db.prisma.pet.findMany({ take: 1, orderBy: { id: 'asc' } });
+    if (first) {
+      await db.prisma.order.create({ data: { petId: first.id, quantity: 1, complete: true, shipDate: new Date() } });
+    }
+    console.log(`seeded ${Object.keys(CATALOGUE).length} categories and ${pets} pets`);
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
