@@ -1,0 +1,67 @@
+/**
+ * The service as a real process (`node dist/src/main.js`, built by `pretest`), for what only real
+ * processes show: several gateways on one database, signals, a real port.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Every line the process wrote to stdout (JSON log lines). */
+  output: string[];
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const root = path.resolve(__dirname, '..', '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
+    cwd: root,
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start within 30 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServerProcess } from '../helpers/server-process';
+
+const gql = async (url: string, query: string) =>
+  (await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  }).then((r) => r.json())) as { data?: Record<string, any>; errors?: unknown[] };
+
+describe('the service as a process on the embedded database', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-proc-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('migrates a new data directory, keeps data across a restart, and stops cleanly on SIGTERM', async () => {
+    const first = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const created = await gql(first.url, 'mutation { createCategory(input: { name: "Persisted" }) { id } }');
+    const id = created.data?.createCategory.id as string;
+    expect(id).toMatch(/^\d+$/);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    expect(first.output.some((line) => JSON.parse(line).msg === 'stopped')).toBe(true);
+
+    const second = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    try {
+      const read = await gql(second.url, `{ category(id: "${id}") { name } }`);
+      expect(read.data?.category).toEqual({ name: 'Persisted' });
+      const migrations = second.output.map((l) => JSON.parse(l)).filter((l) => l.msg === 'petstore gateway ready');
+      expect(migrations).toHaveLength(1);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('refuses to open a data directory that a running server holds', async () => {
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    try {
+      await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir })).rejects.toThrow(/in use by another process/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('stops at start with a message naming a bad variable', async () => {
+    await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir, DB_POOL_SIZE: 'many' })).rejects.toThrow(
+      /DB_POOL_SIZE/,
+    );
+  });
+});
