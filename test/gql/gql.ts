@@ -15,20 +15,110 @@ import * as types from './graphql';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  mutation CreateCategory($input: NewCategory!) {\n    createCategory(input: $input) {\n      id\n      name\n      description\n    }\n  }\n": typeof types.CreateCategoryDocument,
+    "\n  mutation UpdateCategory($id: ID!, $input: CategoryUpdate!) {\n    updateCategory(id: $id, input: $input) {\n      id\n      name\n      description\n    }\n  }\n": typeof types.UpdateCategoryDocument,
+    "\n  mutation DeleteCategory($id: ID!) {\n    deleteCategory(id: $id) {\n      id\n      name\n    }\n  }\n": typeof types.DeleteCategoryDocument,
+    "\n  query CategoryWithPets($id: ID!, $filter: PetFilter, $first: Int, $after: String) {\n    category(id: $id) {\n      name\n      pets(filter: $filter, first: $first, after: $after) {\n        totalCount\n        nodes {\n          name\n          status\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": typeof types.CategoryWithPetsDocument,
+    "\n  query AllCategories {\n    categories {\n      nodes {\n        id\n      }\n    }\n  }\n": typeof types.AllCategoriesDocument,
+    "\n  query PetById($id: ID!) {\n    pet(id: $id) {\n      id\n      categoryId\n      name\n      category {\n        id\n      }\n    }\n  }\n": typeof types.PetByIdDocument,
+    "\n  query Inventory($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n      status\n      pet {\n        name\n      }\n    }\n  }\n": typeof types.InventoryDocument,
+    "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.InventoryItemsDocument,
+    "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": typeof types.SummaryDocument,
+    "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.UpdateInventoryDocument,
+    "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.OrdersDocument,
+    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": typeof types.OrderByIdDocument,
+    "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.PetOrdersDocument,
+    "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.PagePetsDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": typeof types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": typeof types.DeletePetDocument,
+    "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PetsWithRelationsDocument,
+    "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.OrdersWithPetsDocument,
+    "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesWithPetsDocument,
 };
 const documents: Documents = {
+    "\n  mutation CreateCategory($input: NewCategory!) {\n    createCategory(input: $input) {\n      id\n      name\n      description\n    }\n  }\n": types.CreateCategoryDocument,
+    "\n  mutation UpdateCategory($id: ID!, $input: CategoryUpdate!) {\n    updateCategory(id: $id, input: $input) {\n      id\n      name\n      description\n    }\n  }\n": types.UpdateCategoryDocument,
+    "\n  mutation DeleteCategory($id: ID!) {\n    deleteCategory(id: $id) {\n      id\n      name\n    }\n  }\n": types.DeleteCategoryDocument,
+    "\n  query CategoryWithPets($id: ID!, $filter: PetFilter, $first: Int, $after: String) {\n    category(id: $id) {\n      name\n      pets(filter: $filter, first: $first, after: $after) {\n        totalCount\n        nodes {\n          name\n          status\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": types.CategoryWithPetsDocument,
+    "\n  query AllCategories {\n    categories {\n      nodes {\n        id\n      }\n    }\n  }\n": types.AllCategoriesDocument,
+    "\n  query PetById($id: ID!) {\n    pet(id: $id) {\n      id\n      categoryId\n      name\n      category {\n        id\n      }\n    }\n  }\n": types.PetByIdDocument,
+    "\n  query Inventory($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n      status\n      pet {\n        name\n      }\n    }\n  }\n": types.InventoryDocument,
+    "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.InventoryItemsDocument,
+    "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": types.SummaryDocument,
+    "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.UpdateInventoryDocument,
+    "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.OrdersDocument,
+    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": types.OrderByIdDocument,
+    "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.PetOrdersDocument,
+    "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.PagePetsDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": types.DeletePetDocument,
+    "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PetsWithRelationsDocument,
+    "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": types.OrdersWithPetsDocument,
+    "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesWithPetsDocument,
 };
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateCategory($input: NewCategory!) {\n    createCategory(input: $input) {\n      id\n      name\n      description\n    }\n  }\n"): typeof import('./graphql').CreateCategoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateCategory($id: ID!, $input: CategoryUpdate!) {\n    updateCategory(id: $id, input: $input) {\n      id\n      name\n      description\n    }\n  }\n"): typeof import('./graphql').UpdateCategoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteCategory($id: ID!) {\n    deleteCategory(id: $id) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').DeleteCategoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CategoryWithPets($id: ID!, $filter: PetFilter, $first: Int, $after: String) {\n    category(id: $id) {\n      name\n      pets(filter: $filter, first: $first, after: $after) {\n        totalCount\n        nodes {\n          name\n          status\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CategoryWithPetsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AllCategories {\n    categories {\n      nodes {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').AllCategoriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PetById($id: ID!) {\n    pet(id: $id) {\n      id\n      categoryId\n      name\n      category {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').PetByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Inventory($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n      status\n      pet {\n        name\n      }\n    }\n  }\n"): typeof import('./graphql').InventoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').InventoryItemsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n"): typeof import('./graphql').SummaryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').UpdateInventoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').OrdersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').OrderByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PetOrdersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').PagePetsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -49,6 +139,18 @@ export function graphql(source: "\n  mutation SetPetStatus($id: ID!, $status: Pe
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').DeletePetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PetsWithRelationsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').OrdersWithPetsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CategoriesWithPetsDocument;
 
 
 export function graphql(source: string) {

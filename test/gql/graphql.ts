@@ -4,6 +4,31 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Fields to change; absent fields stay as they are, a null description clears it. */
+export type CategoryUpdate = {
+  description?: string | null | undefined;
+  name?: string | null | undefined;
+};
+
+/** All given conditions must hold. */
+export type InventoryFilter = {
+  /** Only entries whose quantity is below this. */
+  quantityBelow?: number | null | undefined;
+  status?: PetStatus | null | undefined;
+};
+
+/** The new stock count, 0..1000000. */
+export type InventoryUpdate = {
+  quantity: number;
+};
+
+/** A category to create. The name is trimmed, 1..100 characters, unique. */
+export type NewCategory = {
+  /** At most 1000 characters. */
+  description?: string | null | undefined;
+  name: string;
+};
+
 /** A pet to create. The name is trimmed, 1..100 characters. */
 export type NewPet = {
   categoryId: string | number;
@@ -11,6 +36,34 @@ export type NewPet = {
   /** Defaults to AVAILABLE. */
   status?: PetStatus | null | undefined;
 };
+
+export type OrderDirection =
+  | 'ASC'
+  | 'DESC';
+
+/** All given conditions must hold. */
+export type OrderFilter = {
+  complete?: boolean | null | undefined;
+  petId?: string | number | null | undefined;
+};
+
+/** All given conditions must hold. */
+export type PetFilter = {
+  categoryId?: string | number | null | undefined;
+  /** Case-insensitive substring of the name (at most 100 characters). */
+  nameContains?: string | null | undefined;
+  status?: PetStatus | null | undefined;
+};
+
+/** Sort order of a pet list; ties are broken by id. */
+export type PetOrder = {
+  direction?: OrderDirection;
+  field: PetOrderField;
+};
+
+export type PetOrderField =
+  | 'ID'
+  | 'NAME';
 
 /** Sales status of a pet (the spec's available | pending | sold). */
 export type PetStatus =
@@ -24,6 +77,115 @@ export type PetUpdate = {
   name?: string | null | undefined;
   status?: PetStatus | null | undefined;
 };
+
+export type CreateCategoryMutationVariables = Exact<{
+  input: NewCategory;
+}>;
+
+
+export type CreateCategoryMutation = { createCategory: { id: string, name: string, description: string | null } };
+
+export type UpdateCategoryMutationVariables = Exact<{
+  id: string | number;
+  input: CategoryUpdate;
+}>;
+
+
+export type UpdateCategoryMutation = { updateCategory: { id: string, name: string, description: string | null } };
+
+export type DeleteCategoryMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteCategoryMutation = { deleteCategory: { id: string, name: string } };
+
+export type CategoryWithPetsQueryVariables = Exact<{
+  id: string | number;
+  filter?: PetFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type CategoryWithPetsQuery = { category: { name: string, pets: { totalCount: number, nodes: Array<{ name: string, status: PetStatus | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type AllCategoriesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AllCategoriesQuery = { categories: { nodes: Array<{ id: string }> } };
+
+export type PetByIdQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PetByIdQuery = { pet: { id: string, categoryId: string, name: string, category: { id: string } } | null };
+
+export type InventoryQueryVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type InventoryQuery = { inventory: { petId: string, quantity: number, status: PetStatus, pet: { name: string } } | null };
+
+export type InventoryItemsQueryVariables = Exact<{
+  filter?: InventoryFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type InventoryItemsQuery = { inventoryItems: { totalCount: number, nodes: Array<{ petId: string, quantity: number, status: PetStatus }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type SummaryQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SummaryQuery = { inventorySummary: Array<{ status: PetStatus, quantity: number }> };
+
+export type UpdateInventoryMutationVariables = Exact<{
+  petId: string | number;
+  input: InventoryUpdate;
+}>;
+
+
+export type UpdateInventoryMutation = { updateInventory: { petId: string, quantity: number, status: PetStatus } };
+
+export type OrdersQueryVariables = Exact<{
+  filter?: OrderFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type OrdersQuery = { orders: { totalCount: number, nodes: Array<{ id: string, petId: string | null, quantity: number | null, complete: boolean | null, shipDate: string | null, pet: { name: string, category: { name: string } } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type OrderByIdQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type OrderByIdQuery = { order: { id: string, quantity: number | null, shipDate: string | null, pet: { id: string } | null } | null };
+
+export type PetOrdersQueryVariables = Exact<{
+  id: string | number;
+  first?: number | null | undefined;
+}>;
+
+
+export type PetOrdersQuery = { pet: { orders: { totalCount: number, nodes: Array<{ id: string }>, pageInfo: { hasNextPage: boolean } } } | null };
+
+export type PagePetsQueryVariables = Exact<{
+  filter?: PetFilter | null | undefined;
+  orderBy?: PetOrder | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+}>;
+
+
+export type PagePetsQuery = { pets: { totalCount: number, edges: Array<{ cursor: string, node: { name: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
 
 export type CreatePetMutationVariables = Exact<{
   input: NewPet;
@@ -62,6 +224,27 @@ export type DeletePetMutationVariables = Exact<{
 
 export type DeletePetMutation = { deletePet: { id: string, name: string } };
 
+export type PetsWithRelationsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type PetsWithRelationsQuery = { pets: { nodes: Array<{ id: string, name: string, category: { name: string }, inventory: { quantity: number, status: PetStatus } | null }> } };
+
+export type OrdersWithPetsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type OrdersWithPetsQuery = { orders: { nodes: Array<{ id: string, pet: { name: string, category: { name: string } } | null }> } };
+
+export type CategoriesWithPetsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CategoriesWithPetsQuery = { categories: { nodes: Array<{ name: string, pets: { totalCount: number, nodes: Array<{ name: string, orders: { totalCount: number, nodes: Array<{ id: string }> } }> } }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -81,6 +264,193 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const CreateCategoryDocument = new TypedDocumentString(`
+    mutation CreateCategory($input: NewCategory!) {
+  createCategory(input: $input) {
+    id
+    name
+    description
+  }
+}
+    `) as unknown as TypedDocumentString<CreateCategoryMutation, CreateCategoryMutationVariables>;
+export const UpdateCategoryDocument = new TypedDocumentString(`
+    mutation UpdateCategory($id: ID!, $input: CategoryUpdate!) {
+  updateCategory(id: $id, input: $input) {
+    id
+    name
+    description
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateCategoryMutation, UpdateCategoryMutationVariables>;
+export const DeleteCategoryDocument = new TypedDocumentString(`
+    mutation DeleteCategory($id: ID!) {
+  deleteCategory(id: $id) {
+    id
+    name
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteCategoryMutation, DeleteCategoryMutationVariables>;
+export const CategoryWithPetsDocument = new TypedDocumentString(`
+    query CategoryWithPets($id: ID!, $filter: PetFilter, $first: Int, $after: String) {
+  category(id: $id) {
+    name
+    pets(filter: $filter, first: $first, after: $after) {
+      totalCount
+      nodes {
+        name
+        status
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CategoryWithPetsQuery, CategoryWithPetsQueryVariables>;
+export const AllCategoriesDocument = new TypedDocumentString(`
+    query AllCategories {
+  categories {
+    nodes {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AllCategoriesQuery, AllCategoriesQueryVariables>;
+export const PetByIdDocument = new TypedDocumentString(`
+    query PetById($id: ID!) {
+  pet(id: $id) {
+    id
+    categoryId
+    name
+    category {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PetByIdQuery, PetByIdQueryVariables>;
+export const InventoryDocument = new TypedDocumentString(`
+    query Inventory($petId: ID!) {
+  inventory(petId: $petId) {
+    petId
+    quantity
+    status
+    pet {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<InventoryQuery, InventoryQueryVariables>;
+export const InventoryItemsDocument = new TypedDocumentString(`
+    query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {
+  inventoryItems(filter: $filter, first: $first, after: $after) {
+    totalCount
+    nodes {
+      petId
+      quantity
+      status
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<InventoryItemsQuery, InventoryItemsQueryVariables>;
+export const SummaryDocument = new TypedDocumentString(`
+    query Summary {
+  inventorySummary {
+    status
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<SummaryQuery, SummaryQueryVariables>;
+export const UpdateInventoryDocument = new TypedDocumentString(`
+    mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {
+  updateInventory(petId: $petId, input: $input) {
+    petId
+    quantity
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateInventoryMutation, UpdateInventoryMutationVariables>;
+export const OrdersDocument = new TypedDocumentString(`
+    query Orders($filter: OrderFilter, $first: Int, $after: String) {
+  orders(filter: $filter, first: $first, after: $after) {
+    totalCount
+    nodes {
+      id
+      petId
+      quantity
+      complete
+      shipDate
+      pet {
+        name
+        category {
+          name
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OrdersQuery, OrdersQueryVariables>;
+export const OrderByIdDocument = new TypedDocumentString(`
+    query OrderById($id: ID!) {
+  order(id: $id) {
+    id
+    quantity
+    shipDate
+    pet {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OrderByIdQuery, OrderByIdQueryVariables>;
+export const PetOrdersDocument = new TypedDocumentString(`
+    query PetOrders($id: ID!, $first: Int) {
+  pet(id: $id) {
+    orders(first: $first) {
+      totalCount
+      nodes {
+        id
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PetOrdersQuery, PetOrdersQueryVariables>;
+export const PagePetsDocument = new TypedDocumentString(`
+    query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {
+  pets(
+    filter: $filter
+    orderBy: $orderBy
+    first: $first
+    after: $after
+    last: $last
+    before: $before
+  ) {
+    totalCount
+    edges {
+      cursor
+      node {
+        name
+      }
+    }
+    pageInfo {
+      hasNextPage
+      hasPreviousPage
+      startCursor
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PagePetsQuery, PagePetsQueryVariables>;
 export const CreatePetDocument = new TypedDocumentString(`
     mutation CreatePet($input: NewPet!) {
   createPet(input: $input) {
@@ -136,3 +506,56 @@ export const DeletePetDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DeletePetMutation, DeletePetMutationVariables>;
+export const PetsWithRelationsDocument = new TypedDocumentString(`
+    query PetsWithRelations($first: Int) {
+  pets(first: $first) {
+    nodes {
+      id
+      name
+      category {
+        name
+      }
+      inventory {
+        quantity
+        status
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PetsWithRelationsQuery, PetsWithRelationsQueryVariables>;
+export const OrdersWithPetsDocument = new TypedDocumentString(`
+    query OrdersWithPets($first: Int) {
+  orders(first: $first) {
+    nodes {
+      id
+      pet {
+        name
+        category {
+          name
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OrdersWithPetsQuery, OrdersWithPetsQueryVariables>;
+export const CategoriesWithPetsDocument = new TypedDocumentString(`
+    query CategoriesWithPets($first: Int) {
+  categories(first: $first) {
+    nodes {
+      name
+      pets(first: 3) {
+        totalCount
+        nodes {
+          name
+          orders(first: 2) {
+            totalCount
+            nodes {
+              id
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CategoriesWithPetsQuery, CategoriesWithPetsQueryVariables>;

@@ -1,0 +1,109 @@
+import { graphql } from '../gql';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { makePet } from '../helpers/factories';
+
+const Inventory = graphql(`
+  query Inventory($petId: ID!) {
+    inventory(petId: $petId) {
+      petId
+      quantity
+      status
+      pet {
+        name
+      }
+    }
+  }
+`);
+
+const InventoryItems = graphql(`
+  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {
+    inventoryItems(filter: $filter, first: $first, after: $after) {
+      totalCount
+      nodes {
+        petId
+        quantity
+        status
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+const Summary = graphql(`
+  query Summary {
+    inventorySummary {
+      status
+      quantity
+    }
+  }
+`);
+
+const UpdateInventory = graphql(`
+  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {
+    updateInventory(petId: $petId, input: $input) {
+      petId
+      quantity
+      status
+    }
+  }
+`);
+
+describe('inventory', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('reports every status in the summary, with zeros on an empty store', async () => {
+    expect((await t.gqlOk(Summary)).inventorySummary).toEqual([
+      { status: 'AVAILABLE', quantity: 0 },
+      { status: 'PENDING', quantity: 0 },
+      { status: 'SOLD', quantity: 0 },
+    ]);
+  });
+
+  it('sets the stock and reads it back with the pet status', async () => {
+    const pet = await makePet(t, { name: 'Stocky', status: 'pending' });
+    const data = await t.gqlOk(UpdateInventory, { petId: pet.id.toString(), input: { quantity: 7 } });
+    expect(data.updateInventory).toEqual({ petId: pet.id.toString(), quantity: 7, status: 'PENDING' });
+    expect((await t.gqlOk(Inventory, { petId: pet.id.toString() })).inventory).toEqual({
+      petId: pet.id.toString(),
+      quantity: 7,
+      status: 'PENDING',
+      pet: { name: 'Stocky' },
+    });
+  });
+
+  it.each([
+    ['a negative quantity', -1],
+    ['a quantity over 1,000,000', 1_000_001],
+  ])('rejects %s with VALIDATION_FAILED and keeps the stock', async (_label, quantity) => {
+    const pet = await makePet(t, { stock: 4 });
+    const reply = await t.gql(UpdateInventory, { petId: pet.id.toString(), input: { quantity } });
+    expect(reply.errors?.[0]).toMatchObject({ message: /^quantity: /, extensions: { code: 'VALIDATION_FAILED', status: 400 } });
+    expect((await t.services.inventory.get(pet.id))?.quantity).toBe(4);
+  });
+
+  it('answers NOT_FOUND for the stock of an unknown pet, and null when reading it', async () => {
+    const reply = await t.gql(UpdateInventory, { petId: '55555555', input: { quantity: 1 } });
+    expect(reply.errors?.[0]?.extensions).toEqual({ code: 'NOT_FOUND', status: 404 });
+    expect((await t.gqlOk(Inventory, { petId: '55555555' })).inventory).toBeNull();
+  });
+
+  it('filters entries by status and by quantity below a bound, and sums per status', async () => {
+    const before = await t.gqlOk(Summary);
+    const total = (s: string, d: typeof before) => d.inventorySummary.find((x) => x.status === s)!.quantity;
+    const low = await makePet(t, { status: 'sold', stock: 1 });
+    await makePet(t, { status: 'sold', stock: 50 });
+    const filtered = await t.gqlOk(InventoryItems, { filter: { status: 'SOLD', quantityBelow: 2 } });
+    expect(filtered.inventoryItems.nodes).toEqual([{ petId: low.id.toString(), quantity: 1, status: 'SOLD' }]);
+    expect(filtered.inventoryItems.totalCount).toBe(1);
+    const after = await t.gqlOk(Summary);
+    expect(total('SOLD', after) - total('SOLD', before)).toBe(51);
+    expect(total('AVAILABLE', after)).toBe(total('AVAILABLE', before));
+  });
+});

@@ -1,0 +1,106 @@
+import { graphql } from '../gql';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { insertOrder, makeCategory, makePet } from '../helpers/factories';
+
+const PetsWithRelations = graphql(`
+  query PetsWithRelations($first: Int) {
+    pets(first: $first) {
+      nodes {
+        id
+        name
+        category {
+          name
+        }
+        inventory {
+          quantity
+          status
+        }
+      }
+    }
+  }
+`);
+
+const OrdersWithPets = graphql(`
+  query OrdersWithPets($first: Int) {
+    orders(first: $first) {
+      nodes {
+        id
+        pet {
+          name
+          category {
+            name
+          }
+        }
+      }
+    }
+  }
+`);
+
+const CategoriesWithPets = graphql(`
+  query CategoriesWithPets($first: Int) {
+    categories(first: $first) {
+      nodes {
+        name
+        pets(first: 3) {
+          totalCount
+          nodes {
+            name
+            orders(first: 2) {
+              totalCount
+              nodes {
+                id
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/**
+ * DataLoaders batch every relation: the number of SQL statements of a query depends on its shape,
+ * never on how many rows it returns.
+ */
+describe('SQL statements per query', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    const categories = [];
+    for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
+    const pets = [];
+    for (let i = 0; i < 100; i++) pets.push(await makePet(t, { categoryId: categories[i % 10]!.id, stock: i }));
+    for (let i = 0; i < 50; i++) await insertOrder(t, { petId: pets[(i * 7) % 100]!.id });
+  });
+  afterAll(() => t.close());
+
+  async function statementsFor<R, V>(doc: Parameters<TestApp['gqlOk']>[0], variables: V): Promise<{ count: number; data: R }> {
+    t.sql.reset();
+    const data = (await t.gqlOk(doc as never, variables as never)) as R;
+    return { count: t.sql.count, data };
+  }
+
+  it('lists 100 pets with category and inventory in as many statements as 10', async () => {
+    const small = await statementsFor<{ pets: { nodes: unknown[] } }, object>(PetsWithRelations, { first: 10 });
+    const large = await statementsFor<{ pets: { nodes: unknown[] } }, object>(PetsWithRelations, { first: 100 });
+    expect(small.data.pets.nodes).toHaveLength(10);
+    expect(large.data.pets.nodes).toHaveLength(100);
+    expect(large.count).toBe(small.count);
+    expect(large.count).toBe(3); // pets, their categories, their inventory
+  });
+
+  it('lists 50 orders with pet and category in as many statements as 10', async () => {
+    const small = await statementsFor<{ orders: { nodes: unknown[] } }, object>(OrdersWithPets, { first: 10 });
+    const large = await statementsFor<{ orders: { nodes: unknown[] } }, object>(OrdersWithPets, { first: 50 });
+    expect(large.data.orders.nodes).toHaveLength(50);
+    expect(large.count).toBe(small.count);
+    expect(large.count).toBe(3); // orders, their pets, those pets' categories
+  });
+
+  it('pages nested lists for every parent at once', async () => {
+    const small = await statementsFor<object, object>(CategoriesWithPets, { first: 2 });
+    const large = await statementsFor<object, object>(CategoriesWithPets, { first: 10 });
+    expect(large.count).toBe(small.count);
+    expect(large.count).toBe(5); // categories, pets per category, pet counts, orders per pet, order counts
+  });
+});

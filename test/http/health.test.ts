@@ -1,0 +1,37 @@
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+describe('operational endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers liveness and readiness', async () => {
+    expect((await t.app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ok', database: t.db.kind });
+  });
+
+  it('answers an unknown path with the spec Error object', async () => {
+    const res = await t.app.inject('/nowhere?x=1');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({ code: 'NOT_FOUND', message: 'No route for GET /nowhere', status: 404 });
+  });
+
+  it('gives every response a request id, keeping a sane incoming one and replacing an unsafe one', async () => {
+    expect((await t.app.inject('/healthz')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id']).toBe('abc-123');
+    expect(
+      (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\u0001' } })).headers['x-request-id'],
+    ).not.toContain('bad');
+  });
+
+  it('serves Apollo Sandbox at /graphql to a browser in development', async () => {
+    const res = await t.app.inject({ url: '/graphql', headers: { accept: 'text/html' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/sandbox/i);
+  });
+});

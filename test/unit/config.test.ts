@@ -1,0 +1,27 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('configuration', () => {
+  it('defaults to the embedded database under ./data with Sandbox on in development', () => {
+    const config = loadConfig({});
+    expect(config.database).toEqual({ kind: 'pglite', dataDir: expect.stringMatching(/[/\\]data$/) });
+    expect(config.port).toBe(4000);
+    expect(config.graphql).toEqual({ landingPage: true, introspection: true });
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set, and turns Sandbox off in production unless asked', () => {
+    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@h:5432/db', GRAPHQL_INTROSPECTION: 'true' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10 });
+    expect(config.graphql).toEqual({ landingPage: false, introspection: true });
+  });
+
+  it('names every bad variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toMatch(/DATABASE_URL: must be a postgresql:\/\/ URL/);
+      expect((error as Error).message).toMatch(/GRAPHQL_LANDING_PAGE/);
+    }
+  });
+});
