@@ -1,5 +1,5 @@
 import { graphql } from '../gql';
-import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { insertOrder, makeCategory, makePet } from '../helpers/factories';
 
 const PetsWithRelations = graphql(`
@@ -74,15 +74,15 @@ describe('SQL statements per query', () => {
   });
   afterAll(() => t.close());
 
-  async function statementsFor<R, V>(doc: Parameters<TestApp['gqlOk']>[0], variables: V): Promise<{ count: number; data: R }> {
+  async function statementsFor<R, V>(doc: TypedDocument<R, V>, variables: V): Promise<{ count: number; data: R }> {
     t.sql.reset();
-    const data = (await t.gqlOk(doc as never, variables as never)) as R;
+    const data = await t.gqlOk(doc, variables);
     return { count: t.sql.count, data };
   }
 
   it('lists 100 pets with category and inventory in as many statements as 10', async () => {
-    const small = await statementsFor<{ pets: { nodes: unknown[] } }, object>(PetsWithRelations, { first: 10 });
-    const large = await statementsFor<{ pets: { nodes: unknown[] } }, object>(PetsWithRelations, { first: 100 });
+    const small = await statementsFor(PetsWithRelations, { first: 10 });
+    const large = await statementsFor(PetsWithRelations, { first: 100 });
     expect(small.data.pets.nodes).toHaveLength(10);
     expect(large.data.pets.nodes).toHaveLength(100);
     expect(large.count).toBe(small.count);
@@ -90,16 +90,16 @@ describe('SQL statements per query', () => {
   });
 
   it('lists 50 orders with pet and category in as many statements as 10', async () => {
-    const small = await statementsFor<{ orders: { nodes: unknown[] } }, object>(OrdersWithPets, { first: 10 });
-    const large = await statementsFor<{ orders: { nodes: unknown[] } }, object>(OrdersWithPets, { first: 50 });
+    const small = await statementsFor(OrdersWithPets, { first: 10 });
+    const large = await statementsFor(OrdersWithPets, { first: 50 });
     expect(large.data.orders.nodes).toHaveLength(50);
     expect(large.count).toBe(small.count);
     expect(large.count).toBe(3); // orders, their pets, those pets' categories
   });
 
   it('pages nested lists for every parent at once', async () => {
-    const small = await statementsFor<object, object>(CategoriesWithPets, { first: 2 });
-    const large = await statementsFor<object, object>(CategoriesWithPets, { first: 10 });
+    const small = await statementsFor(CategoriesWithPets, { first: 2 });
+    const large = await statementsFor(CategoriesWithPets, { first: 10 });
     expect(large.count).toBe(small.count);
     expect(large.count).toBe(5); // categories, pets per category, pet counts, orders per pet, order counts
   });
