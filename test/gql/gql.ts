@@ -20,6 +20,12 @@ type Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": typeof types.DeletePetDocument,
+    "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
+    "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
+    "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CancelOrderDocument,
+    "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.PetStockDocument,
+    "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetStatusDocument,
+    "\n  mutation UpdateInventory($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.UpdateInventoryDocument,
 };
 const documents: Documents = {
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": types.CreatePetDocument,
@@ -27,6 +33,12 @@ const documents: Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": types.DeletePetDocument,
+    "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
+    "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
+    "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CancelOrderDocument,
+    "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": types.PetStockDocument,
+    "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetStatusDocument,
+    "\n  mutation UpdateInventory($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.UpdateInventoryDocument,
 };
 
 /**
@@ -49,6 +61,30 @@ export function graphql(source: "\n  mutation SetPetStatus($id: ID!, $status: Pe
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').DeletePetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PlaceOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n"): typeof import('./graphql').CompleteOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n"): typeof import('./graphql').CancelOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n"): typeof import('./graphql').PetStockDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').SetStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateInventory($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').UpdateInventoryDocument;
 
 
 export function graphql(source: string) {

@@ -4,6 +4,15 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** An order to place: 1..100 units of one pet, taken out of its stock. */
+export type NewOrder = {
+  petId: string | number;
+  /** Units ordered, 1..100; at most what the pet has in stock. */
+  quantity: number;
+  /** Expected ship date; completing the order sets it to now when absent. */
+  shipDate?: string | null | undefined;
+};
+
 /** A pet to create. The name is trimmed, 1..100 characters. */
 export type NewPet = {
   categoryId: string | number;
@@ -61,6 +70,50 @@ export type DeletePetMutationVariables = Exact<{
 
 
 export type DeletePetMutation = { deletePet: { id: string, name: string } };
+
+export type PlaceOrderMutationVariables = Exact<{
+  input: NewOrder;
+}>;
+
+
+export type PlaceOrderMutation = { placeOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null, pet: { id: string, status: PetStatus | null, inventory: { quantity: number, status: PetStatus } | null } | null } };
+
+export type CompleteOrderMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompleteOrderMutation = { completeOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null } };
+
+export type CancelOrderMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelOrderMutation = { cancelOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null } };
+
+export type PetStockQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PetStockQuery = { pet: { status: PetStatus | null, inventory: { quantity: number, status: PetStatus } | null } | null };
+
+export type SetStatusMutationVariables = Exact<{
+  id: string | number;
+  status: PetStatus;
+}>;
+
+
+export type SetStatusMutation = { setPetStatus: { id: string, status: PetStatus | null } };
+
+export type UpdateInventoryMutationVariables = Exact<{
+  petId: string | number;
+  quantity: number;
+}>;
+
+
+export type UpdateInventoryMutation = { updateInventory: { petId: string, quantity: number, status: PetStatus } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -136,3 +189,72 @@ export const DeletePetDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DeletePetMutation, DeletePetMutationVariables>;
+export const PlaceOrderDocument = new TypedDocumentString(`
+    mutation PlaceOrder($input: NewOrder!) {
+  placeOrder(input: $input) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+    pet {
+      id
+      status
+      inventory {
+        quantity
+        status
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlaceOrderMutation, PlaceOrderMutationVariables>;
+export const CompleteOrderDocument = new TypedDocumentString(`
+    mutation CompleteOrder($id: ID!) {
+  completeOrder(id: $id) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CompleteOrderMutation, CompleteOrderMutationVariables>;
+export const CancelOrderDocument = new TypedDocumentString(`
+    mutation CancelOrder($id: ID!) {
+  cancelOrder(id: $id) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CancelOrderMutation, CancelOrderMutationVariables>;
+export const PetStockDocument = new TypedDocumentString(`
+    query PetStock($id: ID!) {
+  pet(id: $id) {
+    status
+    inventory {
+      quantity
+      status
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PetStockQuery, PetStockQueryVariables>;
+export const SetStatusDocument = new TypedDocumentString(`
+    mutation SetStatus($id: ID!, $status: PetStatus!) {
+  setPetStatus(id: $id, status: $status) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<SetStatusMutation, SetStatusMutationVariables>;
+export const UpdateInventoryDocument = new TypedDocumentString(`
+    mutation UpdateInventory($petId: ID!, $quantity: Int!) {
+  updateInventory(petId: $petId, input: {quantity: $quantity}) {
+    petId
+    quantity
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateInventoryMutation, UpdateInventoryMutationVariables>;
