@@ -15,6 +15,11 @@ import * as types from './graphql';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": typeof types.UpdatePetStatusDocument,
+    "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n": typeof types.CreatePetWithStatusDocument,
+    "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": typeof types.SummaryDocument,
+    "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetByIdDocument,
+    "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        ": typeof types.MovePetDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": typeof types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
@@ -28,6 +33,11 @@ type Documents = {
     "\n  mutation UpdateInventory($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.UpdateInventoryDocument,
 };
 const documents: Documents = {
+    "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": types.UpdatePetStatusDocument,
+    "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n": types.CreatePetWithStatusDocument,
+    "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": types.SummaryDocument,
+    "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetByIdDocument,
+    "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        ": types.MovePetDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
@@ -41,6 +51,26 @@ const documents: Documents = {
     "\n  mutation UpdateInventory($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.UpdateInventoryDocument,
 };
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n"): typeof import('./graphql').UpdatePetStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').CreatePetWithStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n"): typeof import('./graphql').SummaryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').DeletePetByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        "): typeof import('./graphql').MovePetDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -34,6 +34,43 @@ export type PetUpdate = {
   status?: PetStatus | null | undefined;
 };
 
+export type UpdatePetStatusMutationVariables = Exact<{
+  id: string | number;
+  name?: string | null | undefined;
+  status?: PetStatus | null | undefined;
+}>;
+
+
+export type UpdatePetStatusMutation = { updatePet: { id: string, name: string, status: PetStatus | null } };
+
+export type CreatePetWithStatusMutationVariables = Exact<{
+  categoryId: string | number;
+  status?: PetStatus | null | undefined;
+}>;
+
+
+export type CreatePetWithStatusMutation = { createPet: { id: string, status: PetStatus | null } };
+
+export type SummaryQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SummaryQuery = { inventorySummary: Array<{ status: PetStatus, quantity: number }> };
+
+export type DeletePetByIdMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeletePetByIdMutation = { deletePet: { id: string } };
+
+export type MovePetMutationVariables = Exact<{
+  id: string | number;
+  categoryId: string | number;
+}>;
+
+
+export type MovePetMutation = { updatePet: { id: string } };
+
 export type CreatePetMutationVariables = Exact<{
   input: NewPet;
 }>;
@@ -134,6 +171,45 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const UpdatePetStatusDocument = new TypedDocumentString(`
+    mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {
+  updatePet(id: $id, input: {name: $name, status: $status}) {
+    id
+    name
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<UpdatePetStatusMutation, UpdatePetStatusMutationVariables>;
+export const CreatePetWithStatusDocument = new TypedDocumentString(`
+    mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {
+  createPet(input: {name: "Fresh", categoryId: $categoryId, status: $status}) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<CreatePetWithStatusMutation, CreatePetWithStatusMutationVariables>;
+export const SummaryDocument = new TypedDocumentString(`
+    query Summary {
+  inventorySummary {
+    status
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<SummaryQuery, SummaryQueryVariables>;
+export const DeletePetByIdDocument = new TypedDocumentString(`
+    mutation DeletePetById($id: ID!) {
+  deletePet(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeletePetByIdMutation, DeletePetByIdMutationVariables>;
+export const MovePetDocument = new TypedDocumentString(`
+    mutation MovePet($id: ID!, $categoryId: ID!) {
+  updatePet(id: $id, input: {categoryId: $categoryId}) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<MovePetMutation, MovePetMutationVariables>;
 export const CreatePetDocument = new TypedDocumentString(`
     mutation CreatePet($input: NewPet!) {
   createPet(input: $input) {
