@@ -25,6 +25,7 @@ type Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": typeof types.DeletePetDocument,
+    "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
     "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CancelOrderDocument,
@@ -43,6 +44,7 @@ const documents: Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": types.DeletePetDocument,
+    "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
     "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CancelOrderDocument,
@@ -91,6 +93,10 @@ export function graphql(source: "\n  mutation SetPetStatus($id: ID!, $status: Pe
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').DeletePetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').DeletePetNowDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

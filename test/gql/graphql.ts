@@ -108,6 +108,13 @@ export type DeletePetMutationVariables = Exact<{
 
 export type DeletePetMutation = { deletePet: { id: string, name: string } };
 
+export type DeletePetNowMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeletePetNowMutation = { deletePet: { id: string } };
+
 export type PlaceOrderMutationVariables = Exact<{
   input: NewOrder;
 }>;
@@ -265,6 +272,13 @@ export const DeletePetDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DeletePetMutation, DeletePetMutationVariables>;
+export const DeletePetNowDocument = new TypedDocumentString(`
+    mutation DeletePetNow($id: ID!) {
+  deletePet(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeletePetNowMutation, DeletePetNowMutationVariables>;
 export const PlaceOrderDocument = new TypedDocumentString(`
     mutation PlaceOrder($input: NewOrder!) {
   placeOrder(input: $input) {
