@@ -32,9 +32,13 @@ async function main(): Promise<void> {
         pets++;
       }
     }
-    const [first] = await db.prisma.pet.findMany({ take: 1, orderBy: { id: 'asc' } });
-    if (first) {
-      await db.prisma.order.create({ data: { petId: first.id, quantity: 1, complete: true, shipDate: new Date() } });
+    // Orders through the store rules: a completed one, and an open one holding a pet's last unit (so
+    // the demo shows a pending pet).
+    const [rex, bella] = await db.prisma.pet.findMany({ take: 2, orderBy: { id: 'asc' } });
+    if (rex && bella) {
+      const shipped = await services.orders.place({ petId: rex.id, quantity: 1 });
+      await services.orders.complete(shipped.id);
+      await services.orders.place({ petId: bella.id, quantity: 1 });
     }
     console.log(`seeded ${Object.keys(CATALOGUE).length} categories and ${pets} pets`);
   } finally {

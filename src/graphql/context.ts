@@ -23,8 +23,23 @@ export interface GraphQLContext {
   log: FastifyBaseLogger;
   services: Services;
   loaders: Loaders;
+  /**
+   * The `Idempotency-Key` header as sent (repeated headers joined by Node), or undefined. Only
+   * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
+   */
+  idempotencyKey: string | undefined;
 }
 
-export function createContext(services: Services, request: { id: string; log: FastifyBaseLogger }): GraphQLContext {
-  return { requestId: request.id, log: request.log, services, loaders: createLoaders(services) };
+export function createContext(
+  services: Services,
+  request: { id: string; log: FastifyBaseLogger; headers: Record<string, string | string[] | undefined> },
+): GraphQLContext {
+  const key = request.headers['idempotency-key'];
+  return {
+    requestId: request.id,
+    log: request.log,
+    services,
+    loaders: createLoaders(services),
+    idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
+  };
 }

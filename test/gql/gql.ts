@@ -29,6 +29,11 @@ type Documents = {
     "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": typeof types.OrderByIdDocument,
     "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.PetOrdersDocument,
     "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.PagePetsDocument,
+    "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": typeof types.UpdatePetStatusDocument,
+    "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n": typeof types.CreatePetWithStatusDocument,
+    "\n  query StockSummary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": typeof types.StockSummaryDocument,
+    "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetByIdDocument,
+    "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        ": typeof types.MovePetDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": typeof types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
@@ -37,6 +42,13 @@ type Documents = {
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesWithPetsDocument,
+    "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
+    "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
+    "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
+    "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CancelOrderDocument,
+    "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.PetStockDocument,
+    "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetStatusDocument,
+    "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.SetStockDocument,
 };
 const documents: Documents = {
     "\n  mutation CreateCategory($input: NewCategory!) {\n    createCategory(input: $input) {\n      id\n      name\n      description\n    }\n  }\n": types.CreateCategoryDocument,
@@ -53,6 +65,11 @@ const documents: Documents = {
     "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": types.OrderByIdDocument,
     "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.PetOrdersDocument,
     "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.PagePetsDocument,
+    "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": types.UpdatePetStatusDocument,
+    "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n": types.CreatePetWithStatusDocument,
+    "\n  query StockSummary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": types.StockSummaryDocument,
+    "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetByIdDocument,
+    "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        ": types.MovePetDocument,
     "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n": types.CreatePetDocument,
     "\n  query GetPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      status\n      categoryId\n    }\n  }\n": types.GetPetDocument,
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
@@ -61,6 +78,13 @@ const documents: Documents = {
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesWithPetsDocument,
+    "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
+    "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
+    "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
+    "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CancelOrderDocument,
+    "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": types.PetStockDocument,
+    "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetStatusDocument,
+    "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.SetStockDocument,
 };
 
 /**
@@ -122,6 +146,26 @@ export function graphql(source: "\n  query PagePets($filter: PetFilter, $orderBy
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n"): typeof import('./graphql').UpdatePetStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {\n    createPet(input: { name: \"Fresh\", categoryId: $categoryId, status: $status }) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').CreatePetWithStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StockSummary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n"): typeof import('./graphql').StockSummaryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeletePetById($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').DeletePetByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n          mutation MovePet($id: ID!, $categoryId: ID!) {\n            updatePet(id: $id, input: { categoryId: $categoryId }) {\n              id\n            }\n          }\n        "): typeof import('./graphql').MovePetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation CreatePet($input: NewPet!) {\n    createPet(input: $input) {\n      id\n      name\n      categoryId\n      status\n      category {\n        id\n        name\n      }\n      inventory {\n        petId\n        quantity\n        status\n      }\n    }\n  }\n"): typeof import('./graphql').CreatePetDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -151,6 +195,34 @@ export function graphql(source: "\n  query OrdersWithPets($first: Int) {\n    or
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CategoriesWithPetsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').DeletePetNowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PlaceOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n"): typeof import('./graphql').CompleteOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n"): typeof import('./graphql').CancelOrderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n"): typeof import('./graphql').PetStockDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').SetStatusDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').SetStockDocument;
 
 
 export function graphql(source: string) {

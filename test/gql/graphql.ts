@@ -29,6 +29,15 @@ export type NewCategory = {
   name: string;
 };
 
+/** An order to place: 1..100 units of one pet, taken out of its stock. */
+export type NewOrder = {
+  petId: string | number;
+  /** Units ordered, 1..100; at most what the pet has in stock. */
+  quantity: number;
+  /** Expected ship date; completing the order sets it to now when absent. */
+  shipDate?: string | null | undefined;
+};
+
 /** A pet to create. The name is trimmed, 1..100 characters. */
 export type NewPet = {
   categoryId: string | number;
@@ -187,6 +196,43 @@ export type PagePetsQueryVariables = Exact<{
 
 export type PagePetsQuery = { pets: { totalCount: number, edges: Array<{ cursor: string, node: { name: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
 
+export type UpdatePetStatusMutationVariables = Exact<{
+  id: string | number;
+  name?: string | null | undefined;
+  status?: PetStatus | null | undefined;
+}>;
+
+
+export type UpdatePetStatusMutation = { updatePet: { id: string, name: string, status: PetStatus | null } };
+
+export type CreatePetWithStatusMutationVariables = Exact<{
+  categoryId: string | number;
+  status?: PetStatus | null | undefined;
+}>;
+
+
+export type CreatePetWithStatusMutation = { createPet: { id: string, status: PetStatus | null } };
+
+export type StockSummaryQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type StockSummaryQuery = { inventorySummary: Array<{ status: PetStatus, quantity: number }> };
+
+export type DeletePetByIdMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeletePetByIdMutation = { deletePet: { id: string } };
+
+export type MovePetMutationVariables = Exact<{
+  id: string | number;
+  categoryId: string | number;
+}>;
+
+
+export type MovePetMutation = { updatePet: { id: string } };
+
 export type CreatePetMutationVariables = Exact<{
   input: NewPet;
 }>;
@@ -244,6 +290,57 @@ export type CategoriesWithPetsQueryVariables = Exact<{
 
 
 export type CategoriesWithPetsQuery = { categories: { nodes: Array<{ name: string, pets: { totalCount: number, nodes: Array<{ name: string, orders: { totalCount: number, nodes: Array<{ id: string }> } }> } }> } };
+
+export type DeletePetNowMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeletePetNowMutation = { deletePet: { id: string } };
+
+export type PlaceOrderMutationVariables = Exact<{
+  input: NewOrder;
+}>;
+
+
+export type PlaceOrderMutation = { placeOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null, pet: { id: string, status: PetStatus | null, inventory: { quantity: number, status: PetStatus } | null } | null } };
+
+export type CompleteOrderMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompleteOrderMutation = { completeOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null } };
+
+export type CancelOrderMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelOrderMutation = { cancelOrder: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null } };
+
+export type PetStockQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PetStockQuery = { pet: { status: PetStatus | null, inventory: { quantity: number, status: PetStatus } | null } | null };
+
+export type SetStatusMutationVariables = Exact<{
+  id: string | number;
+  status: PetStatus;
+}>;
+
+
+export type SetStatusMutation = { setPetStatus: { id: string, status: PetStatus | null } };
+
+export type SetStockMutationVariables = Exact<{
+  petId: string | number;
+  quantity: number;
+}>;
+
+
+export type SetStockMutation = { updateInventory: { petId: string, quantity: number, status: PetStatus } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -451,6 +548,45 @@ export const PagePetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PagePetsQuery, PagePetsQueryVariables>;
+export const UpdatePetStatusDocument = new TypedDocumentString(`
+    mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {
+  updatePet(id: $id, input: {name: $name, status: $status}) {
+    id
+    name
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<UpdatePetStatusMutation, UpdatePetStatusMutationVariables>;
+export const CreatePetWithStatusDocument = new TypedDocumentString(`
+    mutation CreatePetWithStatus($categoryId: ID!, $status: PetStatus) {
+  createPet(input: {name: "Fresh", categoryId: $categoryId, status: $status}) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<CreatePetWithStatusMutation, CreatePetWithStatusMutationVariables>;
+export const StockSummaryDocument = new TypedDocumentString(`
+    query StockSummary {
+  inventorySummary {
+    status
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<StockSummaryQuery, StockSummaryQueryVariables>;
+export const DeletePetByIdDocument = new TypedDocumentString(`
+    mutation DeletePetById($id: ID!) {
+  deletePet(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeletePetByIdMutation, DeletePetByIdMutationVariables>;
+export const MovePetDocument = new TypedDocumentString(`
+    mutation MovePet($id: ID!, $categoryId: ID!) {
+  updatePet(id: $id, input: {categoryId: $categoryId}) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<MovePetMutation, MovePetMutationVariables>;
 export const CreatePetDocument = new TypedDocumentString(`
     mutation CreatePet($input: NewPet!) {
   createPet(input: $input) {
@@ -559,3 +695,79 @@ export const CategoriesWithPetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CategoriesWithPetsQuery, CategoriesWithPetsQueryVariables>;
+export const DeletePetNowDocument = new TypedDocumentString(`
+    mutation DeletePetNow($id: ID!) {
+  deletePet(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeletePetNowMutation, DeletePetNowMutationVariables>;
+export const PlaceOrderDocument = new TypedDocumentString(`
+    mutation PlaceOrder($input: NewOrder!) {
+  placeOrder(input: $input) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+    pet {
+      id
+      status
+      inventory {
+        quantity
+        status
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlaceOrderMutation, PlaceOrderMutationVariables>;
+export const CompleteOrderDocument = new TypedDocumentString(`
+    mutation CompleteOrder($id: ID!) {
+  completeOrder(id: $id) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CompleteOrderMutation, CompleteOrderMutationVariables>;
+export const CancelOrderDocument = new TypedDocumentString(`
+    mutation CancelOrder($id: ID!) {
+  cancelOrder(id: $id) {
+    id
+    petId
+    quantity
+    shipDate
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CancelOrderMutation, CancelOrderMutationVariables>;
+export const PetStockDocument = new TypedDocumentString(`
+    query PetStock($id: ID!) {
+  pet(id: $id) {
+    status
+    inventory {
+      quantity
+      status
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PetStockQuery, PetStockQueryVariables>;
+export const SetStatusDocument = new TypedDocumentString(`
+    mutation SetStatus($id: ID!, $status: PetStatus!) {
+  setPetStatus(id: $id, status: $status) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<SetStatusMutation, SetStatusMutationVariables>;
+export const SetStockDocument = new TypedDocumentString(`
+    mutation SetStock($petId: ID!, $quantity: Int!) {
+  updateInventory(petId: $petId, input: {quantity: $quantity}) {
+    petId
+    quantity
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<SetStockMutation, SetStockMutationVariables>;

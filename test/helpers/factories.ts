@@ -1,6 +1,6 @@
 /**
  * Test data through the services (the same rules as the API), plus direct inserts for rows that no
- * public operation can create yet or at all (orders before the store issue, ids above 2^53).
+ * public operation can create at all (ids above 2^53, orders outside the store rules).
  */
 import type { TestApp } from './test-app';
 
@@ -21,7 +21,12 @@ export async function makePet(
   return pet;
 }
 
-/** Inserts an order row directly (placing orders is the store rules' business). */
+/** Places an order through the store rules (stock taken, status settled). */
+export async function placeOrder(t: TestApp, petId: bigint, quantity = 1) {
+  return t.services.orders.place({ petId, quantity });
+}
+
+/** Inserts an order row directly, bypassing the store rules (no stock movement, no status change). */
 export async function insertOrder(
   t: TestApp,
   fields: { petId: bigint | null; quantity?: number; complete?: boolean; shipDate?: Date | null },

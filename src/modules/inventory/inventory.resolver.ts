@@ -32,7 +32,10 @@ export class InventoryResolver {
     return ctx.loaders.petById.load(item.petId);
   }
 
-  @Mutation(() => InventoryItem, { description: "Sets a pet's stock count." })
+  @Mutation(() => InventoryItem, {
+    description:
+      "Sets a pet's stock count (0..1000000). Above 0 makes the pet AVAILABLE; 0 makes it PENDING while it has open orders.",
+  })
   updateInventory(
     @Arg('petId', () => IdScalar) petId: bigint,
     @Arg('input', () => InventoryUpdate) input: InventoryUpdate,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
-import { constraintViolation } from '../../errors/database-errors';
 import { validate } from '../../common/validation';
 import { buildPage, keysetOrderBy, keysetWhere, pageWindow, type Page, type PageArgs, type Sort } from '../../common/pagination';
 import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
+import { lockPet, settleStatus, STORE_TX_OPTIONS } from '../pets/pet-lifecycle';
 
 /** A pet's stock. `status` is always the pet's own status, read through the relation. */
 export interface InventoryEntry {
@@ -82,15 +82,18 @@ export class InventoryService {
     return PET_STATUSES.map((status) => ({ status, quantity: totals.get(status) ?? 0 }));
   }
 
-  /** Sets a pet's stock (0..1,000,000). */
+  /**
+   * Sets a pet's stock (0..1,000,000; negative is VALIDATION_FAILED), under the pet's row lock, and
+   * applies the lifecycle: stock above 0 makes the pet available (restock); 0 with open orders makes
+   * it pending; 0 without them leaves the status as it is.
+   */
   async update(petId: bigint, input: { quantity: number }): Promise<InventoryEntry> {
     const { quantity } = validate(quantitySchema, input);
-    try {
-      const row = await this.prisma.inventoryItem.update({ where: { petId }, data: { quantity }, include: withStatus });
-      return toEntry(row);
-    } catch (error) {
-      if (constraintViolation(error)?.kind === 'record-not-found') throw new NotFoundError(`Pet ${petId} not found`);
-      throw error;
-    }
+    return this.prisma.$transaction(async (tx) => {
+      if (!(await lockPet(tx, petId))) throw new NotFoundError(`Pet ${petId} not found`);
+      await tx.inventoryItem.update({ where: { petId }, data: { quantity } });
+      const state = await settleStatus(tx, petId);
+      return { petId, quantity: state.stock, status: state.status };
+    }, STORE_TX_OPTIONS);
   }
 }

@@ -1,9 +1,9 @@
-import { Arg, Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
 import { Pet } from '../pets/pet.type';
-import { OrderFilter } from './order.inputs';
+import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
 
 @Resolver(() => Order)
@@ -25,5 +25,24 @@ export class OrderResolver {
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
   pet(@Root() order: Order, @Ctx() ctx: GraphQLContext) {
     return order.petId === null ? null : ctx.loaders.petById.load(order.petId);
+  }
+
+  @Mutation(() => Order, {
+    description:
+      "Places an order, taking its quantity out of the pet's stock (OUT_OF_STOCK when short). " +
+      'An `Idempotency-Key` header makes retries safe: the same key and request return the first order.',
+  })
+  placeOrder(@Arg('input', () => NewOrder) input: NewOrder, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey });
+  }
+
+  @Mutation(() => Order, { description: 'Completes an open order; its ship date becomes now unless set.' })
+  completeOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.orders.complete(id);
+  }
+
+  @Mutation(() => Order, { description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.' })
+  cancelOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.orders.cancel(id);
   }
 }

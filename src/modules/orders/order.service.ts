@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import type { Order, Prisma, PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type Order, type PrismaClient } from '../../generated/prisma/client';
+import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
 import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
+import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
+import { claimKey, deleteExpiredKeys, fingerprint, idempotencyKeySchema, recordKey } from './idempotency';
 
 export type { Order };
 
@@ -11,7 +14,33 @@ export interface OrderFilterInput {
   petId?: bigint | null;
 }
 
+export interface NewOrderInput {
+  petId: bigint;
+  quantity: number;
+  shipDate?: Date | null;
+}
+
+/** The most units one order may take (the stock itself may hold up to 1,000,000). */
+export const MAX_ORDER_QUANTITY = 100;
+
 const filterSchema = z.object({ complete: z.boolean().nullish(), petId: z.bigint().nullish() }).nullish();
+const newOrderSchema = z.object({
+  petId: z.bigint(),
+  quantity: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(MAX_ORDER_QUANTITY, `must be at most ${MAX_ORDER_QUANTITY}`),
+  shipDate: z.date({ error: 'must be a valid date-time' }).nullish(),
+});
+
+/** Order columns under the model's field names, for statements that RETURN an order. */
+const ORDER_COLUMNS = Prisma.raw(
+  'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete, created_at AS "createdAt", updated_at AS "updatedAt"',
+);
+
+/** Expired idempotency keys are deleted at most this often per process (they are ignored anyway). */
+const KEY_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Orders are listed newest first. */
 const newestFirst = {
@@ -19,8 +48,119 @@ const newestFirst = {
   keys: [{ field: 'id', direction: 'desc', type: 'bigint' }],
 } as Sort<Order> & { keys: [{ field: 'id'; direction: 'desc'; type: 'bigint' }] };
 
+/**
+ * Store orders. Placing, completing and cancelling each run in one transaction under the pet's row
+ * lock (pet-lifecycle.ts): the stock movement, the order row, the pet's status and the idempotency
+ * key change together or not at all.
+ */
 export class OrderService {
+  private lastKeyCleanup = 0;
+
   constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * placeOrder: takes `quantity` (1..100) out of the pet's stock and opens an order. The stock check
+   * is the conditional UPDATE itself, so no number of concurrent requests or gateway processes can
+   * oversell. Unknown pet: VALIDATION_FAILED (petId); not enough stock, or the pet is pending or sold:
+   * OUT_OF_STOCK. Taking the last unit makes the pet pending. With `idempotencyKey`, a retry of the same
+   * request returns the first order (see idempotency.ts).
+   */
+  async place(input: NewOrderInput, options: { idempotencyKey?: string | null } = {}): Promise<Order> {
+    const data = validate(newOrderSchema, input);
+    const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
+    const order = await this.prisma.$transaction(async (tx) => {
+      if (key !== null) {
+        const claim = await claimKey(tx, key, fingerprint(data));
+        if (claim.kind === 'replay') return (await tx.order.findUnique({ where: { id: claim.orderId } }))!;
+      }
+      const pet = await lockPet(tx, data.petId);
+      if (!pet) throw new ValidationError(`petId: pet ${data.petId} does not exist`);
+      if (pet.status !== 'available') throw new OutOfStockError(`Pet ${data.petId} is ${pet.status}: none left to order`);
+      const taken = await tx.$executeRaw`
+        UPDATE inventory_items SET quantity = quantity - ${data.quantity}, updated_at = now()
+        WHERE pet_id = ${data.petId} AND quantity >= ${data.quantity}`;
+      if (taken === 0) {
+        throw new OutOfStockError(`Pet ${data.petId} has ${pet.stock} in stock; ${data.quantity} ordered`);
+      }
+      const created = await tx.order.create({
+        data: { petId: data.petId, quantity: data.quantity, shipDate: data.shipDate ?? null, complete: false },
+      });
+      if (key !== null) await recordKey(tx, key, created.id);
+      await settleStatus(tx, data.petId);
+      return created;
+    }, STORE_TX_OPTIONS);
+    if (key !== null) await this.cleanUpKeys();
+    return order;
+  }
+
+  /**
+   * completeOrder: an open order becomes complete, its ship date now unless it had one. Completing a
+   * complete order is INVALID_TRANSITION. Completing the last open order of a pending pet sells it.
+   */
+  async complete(id: bigint): Promise<Order> {
+    return this.prisma.$transaction(async (tx) => {
+      const petId = await this.lockOpenOrder(tx, id, 'complete');
+      const [done] = await tx.$queryRaw<Order[]>`
+        UPDATE orders SET complete = true, ship_date = COALESCE(ship_date, now()), updated_at = now()
+        WHERE id = ${id} AND NOT complete
+        RETURNING ${ORDER_COLUMNS}`;
+      if (!done) return this.refuse(tx, id, 'complete');
+      if (petId !== null) await settleStatus(tx, petId);
+      return done;
+    }, STORE_TX_OPTIONS);
+  }
+
+  /**
+   * cancelOrder: removes an open order and puts its quantity back in stock (the pet becomes available
+   * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION.
+   */
+  async cancel(id: bigint): Promise<Order> {
+    return this.prisma.$transaction(async (tx) => {
+      const petId = await this.lockOpenOrder(tx, id, 'cancel');
+      const [removed] = await tx.$queryRaw<Order[]>`
+        DELETE FROM orders WHERE id = ${id} AND NOT complete RETURNING ${ORDER_COLUMNS}`;
+      if (!removed) return this.refuse(tx, id, 'cancel');
+      if (petId !== null) {
+        await tx.$executeRaw`
+          UPDATE inventory_items SET quantity = quantity + ${removed.quantity}, updated_at = now()
+          WHERE pet_id = ${petId}`;
+        await settleStatus(tx, petId);
+      }
+      return removed;
+    }, STORE_TX_OPTIONS);
+  }
+
+  /**
+   * Finds an open order and locks its pet (pet before order, the order every store transaction
+   * takes its locks in). The order's own state is then re-checked by a conditional statement, so a
+   * concurrent complete and cancel of one order cannot both succeed.
+   */
+  private async lockOpenOrder(tx: Tx, id: bigint, action: 'complete' | 'cancel'): Promise<bigint | null> {
+    const order = await tx.order.findUnique({ where: { id }, select: { petId: true, complete: true } });
+    if (!order) throw new NotFoundError(`Order ${id} not found`);
+    if (order.complete) throw alreadyComplete(id, action);
+    // An open order always has its pet (a pet with open orders cannot be deleted).
+    if (order.petId !== null) await lockPet(tx, order.petId);
+    return order.petId;
+  }
+
+  /** The conditional statement changed nothing: say why (someone else got there first). */
+  private async refuse(tx: Tx, id: bigint, action: 'complete' | 'cancel'): Promise<never> {
+    const order = await tx.order.findUnique({ where: { id }, select: { complete: true } });
+    if (!order) throw new NotFoundError(`Order ${id} not found`);
+    throw alreadyComplete(id, action);
+  }
+
+  private async cleanUpKeys(): Promise<void> {
+    if (Date.now() - this.lastKeyCleanup < KEY_CLEANUP_INTERVAL_MS) return;
+    this.lastKeyCleanup = Date.now();
+    try {
+      await deleteExpiredKeys(this.prisma);
+    } catch {
+      // Reclaiming space only: expired keys are ignored whether or not they are deleted, and the
+      // order has been placed, so a failure here must not fail the request.
+    }
+  }
 
   get(id: bigint): Promise<Order | null> {
     return this.prisma.order.findUnique({ where: { id } });
@@ -65,4 +205,16 @@ export class OrderService {
   countByPet(petIds: readonly bigint[]): Promise<Map<string, number>> {
     return countByParent(this.prisma, 'orders', 'pet_id', petIds, []);
   }
+}
+
+const keySchema = z.object({ 'Idempotency-Key': idempotencyKeySchema });
+
+/** A malformed header is VALIDATION_FAILED naming it. */
+const validateKey = (key: string): string => validate(keySchema, { 'Idempotency-Key': key })['Idempotency-Key'];
+
+/** A complete order has reached its final state (INVALID_TRANSITION). */
+function alreadyComplete(id: bigint, action: 'complete' | 'cancel'): InvalidTransitionError {
+  return new InvalidTransitionError(
+    action === 'complete' ? `Order ${id} is already complete` : `Order ${id} is complete; a complete order cannot be cancelled`,
+  );
 }

@@ -49,7 +49,7 @@ export class PetResolver {
     return ctx.services.pets.create(input);
   }
 
-  @Mutation(() => Pet)
+  @Mutation(() => Pet, { description: 'Changes the given fields; a status change follows the rules of setPetStatus.' })
   updatePet(
     @Arg('id', () => IdScalar) id: bigint,
     @Arg('input', () => PetUpdate) input: PetUpdate,
@@ -58,7 +58,11 @@ export class PetResolver {
     return ctx.services.pets.update(id, input);
   }
 
-  @Mutation(() => Pet)
+  @Mutation(() => Pet, {
+    description:
+      'Moves a pet along its status lifecycle by hand: AVAILABLE -> SOLD (only with no stock and no open orders) ' +
+      'or SOLD -> AVAILABLE. PENDING is entered and left only through orders and stock: INVALID_TRANSITION.',
+  })
   setPetStatus(
     @Arg('id', () => IdScalar) id: bigint,
     @Arg('status', () => PetStatusEnum) status: PetStatus,

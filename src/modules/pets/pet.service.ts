@@ -6,6 +6,7 @@ import { nameSchema, searchSchema, validate } from '../../common/validation';
 import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
+import { checkInitialStatus, checkManualMove, lockPet, STORE_TX_OPTIONS } from './pet-lifecycle';
 
 export type { Pet };
 
@@ -133,9 +134,13 @@ export class PetService {
     return conditions;
   }
 
-  /** Creates the pet and its inventory entry (quantity 0) in one transaction. */
+  /**
+   * Creates the pet and its inventory entry (quantity 0) in one statement. It may start available
+   * (the default) or sold, never pending (it has no orders): INVALID_TRANSITION.
+   */
   async create(input: NewPetInput): Promise<Pet> {
     const data = validate(newPetSchema, input);
+    if (data.status) checkInitialStatus(data.status);
     try {
       return await this.prisma.pet.create({
         data: {
@@ -150,39 +155,52 @@ export class PetService {
     }
   }
 
+  /**
+   * Changes the given fields. A status change is a manual move of the lifecycle (`checkManualMove`),
+   * checked under the pet's row lock so that no order or stock change slips in between.
+   */
   async update(id: bigint, input: PetUpdateInput): Promise<Pet> {
     const data = validate(petUpdateSchema, input);
     try {
-      return await this.prisma.pet.update({
-        where: { id },
-        data: {
-          ...(data.name != null && { name: data.name }),
-          ...(data.categoryId != null && { categoryId: data.categoryId }),
-          ...(data.status != null && { status: data.status }),
-        },
-      });
+      return await this.prisma.$transaction(async (tx) => {
+        const state = await lockPet(tx, id);
+        if (!state) throw new NotFoundError(`Pet ${id} not found`);
+        if (data.status != null) checkManualMove(id, state, data.status);
+        return tx.pet.update({
+          where: { id },
+          data: {
+            ...(data.name != null && { name: data.name }),
+            ...(data.categoryId != null && { categoryId: data.categoryId }),
+            ...(data.status != null && { status: data.status }),
+          },
+        });
+      }, STORE_TX_OPTIONS);
     } catch (error) {
       throw this.translate(error, data.categoryId ?? undefined, id);
     }
   }
 
+  /** setPetStatus: a manual move of the lifecycle; every other move is INVALID_TRANSITION. */
   async setStatus(id: bigint, status: PetStatus): Promise<Pet> {
     return this.update(id, { status });
   }
 
   /**
    * Deletes a pet and its inventory entry. A pet with open orders is CONFLICT (cancel or complete
-   * them first); completed orders stay as history with their pet id cleared.
+   * them first); completed orders stay as history with their pet id cleared. The pet's row lock
+   * (the one placeOrder takes) keeps an order from being placed between the check and the delete.
    */
   async delete(id: bigint): Promise<Pet> {
     return this.prisma.$transaction(async (tx) => {
-      const pet = await tx.pet.findUnique({ where: { id } });
-      if (!pet) throw new NotFoundError(`Pet ${id} not found`);
-      const open = await tx.order.count({ where: { petId: id, complete: false } });
-      if (open > 0) throw new ConflictError(`Pet ${id} has ${open} open order(s); complete or cancel them first`);
+      const state = await lockPet(tx, id);
+      if (!state) throw new NotFoundError(`Pet ${id} not found`);
+      if (state.openOrders > 0) {
+        throw new ConflictError(`Pet ${id} has ${state.openOrders} open order(s); complete or cancel them first`);
+      }
+      const pet = (await tx.pet.findUnique({ where: { id } }))!;
       await tx.pet.delete({ where: { id } });
       return pet;
-    });
+    }, STORE_TX_OPTIONS);
   }
 
   private translate(error: unknown, categoryId?: bigint, id?: bigint): unknown {
