@@ -67,13 +67,13 @@ describe('inventory', () => {
   });
 
   it('sets the stock and reads it back with the pet status', async () => {
-    const pet = await makePet(t, { name: 'Stocky', status: 'pending' });
+    const pet = await makePet(t, { name: 'Stocky' });
     const data = await t.gqlOk(UpdateInventory, { petId: pet.id.toString(), input: { quantity: 7 } });
-    expect(data.updateInventory).toEqual({ petId: pet.id.toString(), quantity: 7, status: 'PENDING' });
+    expect(data.updateInventory).toEqual({ petId: pet.id.toString(), quantity: 7, status: 'AVAILABLE' });
     expect((await t.gqlOk(Inventory, { petId: pet.id.toString() })).inventory).toEqual({
       petId: pet.id.toString(),
       quantity: 7,
-      status: 'PENDING',
+      status: 'AVAILABLE',
       pet: { name: 'Stocky' },
     });
   });
@@ -97,13 +97,16 @@ describe('inventory', () => {
   it('filters entries by status and by quantity below a bound, and sums per status', async () => {
     const before = await t.gqlOk(Summary);
     const total = (s: string, d: typeof before) => d.inventorySummary.find((x) => x.status === s)!.quantity;
-    const low = await makePet(t, { status: 'sold', stock: 1 });
-    await makePet(t, { status: 'sold', stock: 50 });
-    const filtered = await t.gqlOk(InventoryItems, { filter: { status: 'SOLD', quantityBelow: 2 } });
-    expect(filtered.inventoryItems.nodes).toEqual([{ petId: low.id.toString(), quantity: 1, status: 'SOLD' }]);
+    const low = await makePet(t, { stock: 1 });
+    await makePet(t, { stock: 50 });
+    const sold = await makePet(t, { status: 'sold' });
+    const filtered = await t.gqlOk(InventoryItems, { filter: { status: 'AVAILABLE', quantityBelow: 2 } });
+    expect(filtered.inventoryItems.nodes).toEqual([{ petId: low.id.toString(), quantity: 1, status: 'AVAILABLE' }]);
     expect(filtered.inventoryItems.totalCount).toBe(1);
+    const soldOnly = await t.gqlOk(InventoryItems, { filter: { status: 'SOLD' } });
+    expect(soldOnly.inventoryItems.nodes).toEqual([{ petId: sold.id.toString(), quantity: 0, status: 'SOLD' }]);
     const after = await t.gqlOk(Summary);
-    expect(total('SOLD', after) - total('SOLD', before)).toBe(51);
-    expect(total('AVAILABLE', after)).toBe(total('AVAILABLE', before));
+    expect(total('AVAILABLE', after) - total('AVAILABLE', before)).toBe(51);
+    expect(total('SOLD', after)).toBe(total('SOLD', before));
   });
 });
