@@ -10,6 +10,8 @@ const gql = async (url: string, query: string) =>
     body: JSON.stringify({ query }),
   }).then((r) => r.json())) as { data?: Record<string, any>; errors?: unknown[] };
 
+jest.setTimeout(120_000);
+
 describe('the service as a process on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-proc-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
