@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -8,11 +8,13 @@ import { Order, OrderConnection } from './order.type';
 
 @Resolver(() => Order)
 export class OrderResolver {
+  @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
   order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.get(id);
   }
 
+  @Authorized()
   @Query(() => OrderConnection, { description: 'Orders, newest first.' })
   orders(
     @Arg('filter', () => OrderFilter, { nullable: true }) filter: OrderFilter | null,
