@@ -67,6 +67,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Who `gql` calls as when no headers are given: anonymous (the default) or the admin key. */
   auth?: 'anonymous' | 'admin';
+  /** Registers extra routes (test-only) before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -74,6 +76,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // Tests send thousands of requests from one address: the rate limit is tested on its own.
   const appConfig = { ...testConfig({ RATE_LIMIT_MAX: '1000000', ...options.env }), database: database.config };
   const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false });
+  options.routes?.(app);
   await app.ready();
   const services = createServices(database.db.prisma);
   const admin = await createApiKey({ services }, ['admin'], 'test admin');
