@@ -132,7 +132,8 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
   };
 }
 
-const TOKEN_LIMIT = /Document contains more th[ae]n (\d+) tokens/;
+// graphql-js spells it "more that N tokens"; accept a corrected spelling too.
+const TOKEN_LIMIT = /Document contains more th\w+ (\d+) tokens/;
 
 /** graphql-js's token-limit parse error, as the QUERY_TOO_COMPLEX error it stands for. */
 export function tokenLimitError(message: string): QueryTooComplexError | null {
