@@ -52,6 +52,7 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
     .optional(),
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
   SECURITY_HEADERS: bool.default(true),
 });
 
@@ -78,7 +79,7 @@ export interface Config {
     tokens: number;
     cost: number;
   };
-  rateLimit: { max: number; windowMs: number; redisUrl: string | null };
+  rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
   securityHeaders: boolean;
 }
 
@@ -119,7 +120,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tokens: e.GRAPHQL_MAX_TOKENS,
       cost: e.GRAPHQL_MAX_COST,
     },
-    rateLimit: { max: e.RATE_LIMIT_MAX, windowMs: e.RATE_LIMIT_WINDOW_MS, redisUrl: e.REDIS_URL ?? null },
+    rateLimit: {
+      max: e.RATE_LIMIT_MAX,
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+      redisUrl: e.REDIS_URL ?? null,
+      redisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
+    },
     securityHeaders: e.SECURITY_HEADERS,
   };
 }

@@ -36,7 +36,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: config.rateLimit.windowMs,
     keyGenerator: rateLimitKey,
     redis,
-    nameSpace: 'petstore-rl:',
+    nameSpace: config.rateLimit.redisPrefix,
     // If Redis is unreachable, serve rather than fail every request (availability over the limit);
     // the error is logged above.
     skipOnError: true,
