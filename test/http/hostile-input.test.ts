@@ -132,7 +132,7 @@ describe('hostile input', () => {
           await check(res, op.mutation);
         },
       ),
-      { numRuns: 1200 },
+      { numRuns: 1000 },
     );
   });
 
@@ -156,7 +156,7 @@ describe('hostile input', () => {
         // A body could hold a valid mutation (untruncated); the fingerprint check allows accepted ones.
         await check(res, /mutation/.test(payload));
       }),
-      { numRuns: 800 },
+      { numRuns: 700 },
     );
   });
 
@@ -182,7 +182,7 @@ describe('hostile input', () => {
         const query = `{ pets(first: ${first}) { nodes { ${sel} } } }`;
         await check(await send({ query }, as === 'admin' ? t.admin : {}), false);
       }),
-      { numRuns: 500 },
+      { numRuns: 400 },
     );
   });
 
@@ -211,7 +211,7 @@ describe('hostile input', () => {
         const res = await t.app.inject({ method: 'GET', url, headers });
         await check(res, false);
       }),
-      { numRuns: 500 },
+      { numRuns: 400 },
     );
   });
 

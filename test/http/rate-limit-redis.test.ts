@@ -10,7 +10,8 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const describeWithRedis = redisUrl ? describe : describe.skip;
-if (!redisUrl) console.info('rate-limit-redis.test.ts skipped: set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it');
+// Written straight to stderr: Jest shows no console output for a suite whose tests are all skipped.
+if (!redisUrl) process.stderr.write('rate-limit-redis.test.ts skipped: set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it\n');
 
 describeWithRedis('the rate limit across two processes (Redis)', () => {
   const dirs: string[] = [];
