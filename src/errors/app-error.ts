@@ -104,12 +104,6 @@ export class ForbiddenError extends AppError {
   }
 }
 
-export class PayloadTooLargeError extends AppError {
-  constructor(message: string) {
-    super(ErrorCode.PAYLOAD_TOO_LARGE, 413, message);
-  }
-}
-
 export class RateLimitedError extends AppError {
   constructor(message: string) {
     super(ErrorCode.RATE_LIMITED, 429, message);

@@ -4,17 +4,13 @@
  */
 import { ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
 import type { Caller } from './api-key.service';
-import { allows, SCOPE_TABLE, type Operation, type Requirement } from './scopes';
+import { allows, SCOPE_TABLE, type Requirement } from './scopes';
 
 /** The requirement of `operation`; throws (a programming error, answered 500) when it is not listed. */
 export function requirementOf(operation: string): Requirement {
   const requirement = (SCOPE_TABLE as Record<string, Requirement>)[operation];
   if (!requirement) throw new Error(`${operation} is missing from SCOPE_TABLE (src/modules/auth/scopes.ts)`);
   return requirement;
-}
-
-export function isOperation(name: string): name is Operation {
-  return Object.prototype.hasOwnProperty.call(SCOPE_TABLE, name);
 }
 
 /** Throws UNAUTHENTICATED (no key) or FORBIDDEN (a key without the scope) unless allowed. */
