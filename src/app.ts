@@ -5,32 +5,38 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
+import helmet from '@fastify/helmet';
 import type { Config } from './config';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
 import { healthRoutes } from './http/health.routes';
+import { registerRateLimit } from './http/rate-limit';
+import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { createServices } from './services';
 
 export interface BuildAppOptions {
   config: Config;
   db: Database;
-  /** Pino options or a logger instance; tests pass `false`. */
-  logger?: boolean | Record<string, unknown>;
+  /**
+   * `false` for no logs (most tests), or pino options merged over the defaults (tests pass a
+   * `stream` to read the lines); the redaction of credentials always applies.
+   */
+  logger?: false | Record<string, unknown>;
 }
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Credentials never reach the logs, whatever else a caller configures. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger ?? {
-      level: config.logLevel,
-      // Credentials never reach the logs.
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
-    },
-    bodyLimit: BODY_LIMIT_BYTES,
+    logger: logger === false ? false : { level: config.logLevel, ...logger, redact: LOG_REDACT },
+    // Over the limit: 413 PAYLOAD_TOO_LARGE, before the body is buffered (http/errors.ts).
+    bodyLimit: config.limits.bodyBytes,
+    // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
+    requestTimeout: config.limits.requestTimeoutMs,
     trustProxy: config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
     genReqId: (req) => {
@@ -44,6 +50,17 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   registerErrorHandlers(app);
 
   const services = createServices(db.prisma);
+  if (config.securityHeaders) {
+    // helmet's defaults (CSP default-src 'self', nosniff, HSTS, frame-ancestors 'none', ...); the
+    // Sandbox page at GET /graphql brings its own nonce-based CSP instead (see the route below).
+    await app.register(helmet, { global: true });
+  }
+  // Order matters, all three run on onRequest before the body is read: who is calling, then the
+  // rate limit (keyed by that caller), then 401 for a bad credential and the REST route's scope.
+  registerCallerResolution(app, services.apiKeys);
+  await registerRateLimit(app, config);
+  registerAccessControl(app);
+
   await app.register(healthRoutes, { db });
 
   const apollo = await createApollo(config);
@@ -51,6 +68,10 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
+    // Apollo's landing page sets a Content-Security-Policy of its own (a <meta> with per-response
+    // nonces and Apollo's CDN hosts); helmet's header policy would block its scripts, so /graphql
+    // goes without the CSP header while the landing page is on (its JSON answers need none).
+    ...(config.securityHeaders && config.graphql.landingPage ? { helmet: { contentSecurityPolicy: false } } : {}),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
       context: async (request) => createContext(services, request),
     }),

@@ -38,6 +38,22 @@ const envSchema = z.object({
   GRAPHQL_INTROSPECTION: bool.optional(),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
+  // Limits (README, "API keys, scopes and limits").
+  BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
+  REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
+  GRAPHQL_MAX_DEPTH: int(1, 100).default(10),
+  GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
+  GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
+  GRAPHQL_MAX_TOKENS: int(10, 100_000).default(1000),
+  GRAPHQL_MAX_COST: int(1, 10_000_000).default(5000),
+  RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
+  RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
+    .optional(),
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
+  SECURITY_HEADERS: bool.default(true),
 });
 
 export type DatabaseConfig =
@@ -53,6 +69,18 @@ export interface Config {
   graphql: { landingPage: boolean; introspection: boolean };
   shutdownTimeoutMs: number;
   trustProxy: boolean;
+  limits: {
+    bodyBytes: number;
+    /** Time to receive a whole request (Fastify `requestTimeout`); 0 turns it off. */
+    requestTimeoutMs: number;
+    depth: number;
+    aliases: number;
+    directives: number;
+    tokens: number;
+    cost: number;
+  };
+  rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
+  securityHeaders: boolean;
 }
 
 export class ConfigError extends Error {
@@ -83,5 +111,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
+    limits: {
+      bodyBytes: e.BODY_LIMIT_BYTES,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      depth: e.GRAPHQL_MAX_DEPTH,
+      aliases: e.GRAPHQL_MAX_ALIASES,
+      directives: e.GRAPHQL_MAX_DIRECTIVES,
+      tokens: e.GRAPHQL_MAX_TOKENS,
+      cost: e.GRAPHQL_MAX_COST,
+    },
+    rateLimit: {
+      max: e.RATE_LIMIT_MAX,
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+      redisUrl: e.REDIS_URL ?? null,
+      redisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
+    },
+    securityHeaders: e.SECURITY_HEADERS,
   };
 }

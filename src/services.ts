@@ -3,6 +3,7 @@
  * GraphQL resolvers and REST routes both call these.
  */
 import type { PrismaClient } from './generated/prisma/client';
+import { ApiKeyService } from './modules/auth/api-key.service';
 import { CategoryService } from './modules/categories/category.service';
 import { InventoryService } from './modules/inventory/inventory.service';
 import { OrderService } from './modules/orders/order.service';
@@ -13,6 +14,7 @@ export interface Services {
   pets: PetService;
   orders: OrderService;
   inventory: InventoryService;
+  apiKeys: ApiKeyService;
 }
 
 export function createServices(prisma: PrismaClient): Services {
@@ -21,5 +23,6 @@ export function createServices(prisma: PrismaClient): Services {
     pets: new PetService(prisma),
     orders: new OrderService(prisma),
     inventory: new InventoryService(prisma),
+    apiKeys: new ApiKeyService(prisma),
   };
 }

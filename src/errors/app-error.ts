@@ -80,6 +80,46 @@ export class InvalidTransitionError extends AppError {
   }
 }
 
+/**
+ * No usable credential: 401 with a `WWW-Authenticate` challenge. `invalidToken` is true when a
+ * credential was sent but is not a valid key (RFC 6750 `error="invalid_token"`).
+ */
+export class UnauthenticatedError extends AppError {
+  constructor(
+    message: string,
+    readonly invalidToken = false,
+  ) {
+    super(ErrorCode.UNAUTHENTICATED, 401, message);
+  }
+
+  get challenge(): string {
+    return this.invalidToken ? 'Bearer error="invalid_token"' : 'Bearer';
+  }
+}
+
+/** A valid key that lacks the scope the operation needs. */
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.FORBIDDEN, 403, message);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.RATE_LIMITED, 429, message);
+  }
+}
+
+/** A GraphQL operation over one of the limits (depth, aliases, tokens, cost): says which. */
+export class QueryTooComplexError extends AppError {
+  constructor(
+    readonly limit: 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost',
+    message: string,
+  ) {
+    super(ErrorCode.QUERY_TOO_COMPLEX, 400, message);
+  }
+}
+
 export class InternalError extends AppError {
   constructor(requestId: string | undefined) {
     super(

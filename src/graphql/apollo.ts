@@ -9,6 +9,7 @@ import {
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
+import { createLimits } from './limits';
 import { createSchema } from './schema';
 
 /**
@@ -23,12 +24,21 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
       ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
       : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true })
     : ApolloServerPluginLandingPageDisabled();
+  const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     formatError,
     introspection: config.graphql.introspection,
+    // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.
+    hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
-    plugins: [errorReportingPlugin(), landingPage],
+    // Apollo's default, stated because it matters: a POST must be application/json (or carry a
+    // preflight-forcing header), so a browser form on another site cannot run a mutation.
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    parseOptions: limits.parseOptions,
+    validationRules: limits.validationRules,
+    plugins: [errorReportingPlugin(), limits.plugin, landingPage],
   });
   await apollo.start();
   return apollo;

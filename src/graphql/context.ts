@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
+import type { Caller } from '../modules/auth/api-key.service';
 import { createCategoryLoaders } from '../modules/categories/category.loaders';
 import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
 import { createOrderLoaders } from '../modules/orders/order.loaders';
@@ -21,6 +22,8 @@ export type Loaders = ReturnType<typeof createLoaders>;
 export interface GraphQLContext {
   requestId: string;
   log: FastifyBaseLogger;
+  /** The authenticated API key, or null (anonymous); resolved once per request (auth.hooks.ts). */
+  caller: Caller | null;
   services: Services;
   loaders: Loaders;
   /**
@@ -32,12 +35,18 @@ export interface GraphQLContext {
 
 export function createContext(
   services: Services,
-  request: { id: string; log: FastifyBaseLogger; headers: Record<string, string | string[] | undefined> },
+  request: {
+    id: string;
+    log: FastifyBaseLogger;
+    caller: Caller | null;
+    headers: Record<string, string | string[] | undefined>;
+  },
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
   return {
     requestId: request.id,
     log: request.log,
+    caller: request.caller,
     services,
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,

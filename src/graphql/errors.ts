@@ -9,6 +9,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode } from '../errors/app-error';
 import type { GraphQLContext } from './context';
+import { tokenLimitError } from './limits';
 
 /** Apollo's own request-error codes, as this API reports them. */
 const REQUEST_ERRORS: Record<string, { code: ErrorCode; status: number }> = {
@@ -24,9 +25,24 @@ const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NO
 
 const INTERNAL_MESSAGE = 'Internal server error';
 
+/**
+ * The AppError behind a GraphQL error, if any: thrown by a resolver, or the `originalError` of an
+ * error Apollo wrapped (the limits of limits.ts, raised during validation), or graphql-js's
+ * token-limit parse error.
+ */
+export function appErrorOf(error: unknown): AppError | null {
+  let current: unknown = unwrapResolverError(error);
+  for (let i = 0; i < 5 && current; i++) {
+    if (current instanceof AppError) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
+  return code === 'GRAPHQL_PARSE_FAILED' ? tokenLimitError((error as Error).message) : null;
+}
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  if (original instanceof AppError) {
+  const original = appErrorOf(error);
+  if (original) {
     return { ...formatted, message: original.message, extensions: { code: original.code, status: original.status } };
   }
   const apolloCode = formatted.extensions?.code;
@@ -40,8 +56,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 }
 
 function isExpected(error: unknown): boolean {
-  const original = unwrapResolverError(error);
-  if (original instanceof AppError) return true;
+  if (appErrorOf(error)) return true;
   const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
   return typeof code === 'string' && (code in REQUEST_ERRORS || PROTOCOL_CODES.has(code));
 }
@@ -61,6 +76,7 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
         async willSendResponse(rc: GraphQLRequestContext<GraphQLContext>) {
           const body = rc.response.body;
           if (body?.kind !== 'single' || !body.singleResult.errors) return;
+          setAuthStatus(rc, body.singleResult.errors);
           const requestId = rc.contextValue.requestId;
           body.singleResult.errors = body.singleResult.errors.map((e) =>
             e.extensions?.code === ErrorCode.INTERNAL
@@ -71,4 +87,21 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
       };
     },
   };
+}
+
+/**
+ * Auth failures are HTTP failures too: a response holding an UNAUTHENTICATED error is sent as 401
+ * with `WWW-Authenticate: Bearer`, one holding FORBIDDEN as 403 (401 wins when both occur), even
+ * though execution started and other fields may carry data. Clients, proxies and logs then see an
+ * auth failure for what it is, as API.md's 401/403 rules ask.
+ */
+function setAuthStatus(rc: GraphQLRequestContext<GraphQLContext>, errors: readonly GraphQLFormattedError[]): void {
+  const codes = new Set(errors.map((e) => e.extensions?.code));
+  if (codes.has(ErrorCode.UNAUTHENTICATED)) {
+    rc.response.http.status = 401;
+    // Only a missing key gets here: a bad one was answered 401 before GraphQL ran (auth.hooks.ts).
+    rc.response.http.headers.set('www-authenticate', 'Bearer');
+  } else if (codes.has(ErrorCode.FORBIDDEN)) {
+    rc.response.http.status = 403;
+  }
 }

@@ -5,6 +5,7 @@ import { CategoryResolver } from '../modules/categories/category.resolver';
 import { InventoryResolver } from '../modules/inventory/inventory.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
+import { authChecker } from './auth-checker';
 import { ErrorExtensions } from './error-code';
 
 export const resolvers = [PetResolver, CategoryResolver, OrderResolver, InventoryResolver] as const;
@@ -16,5 +17,7 @@ export function createSchema(): Promise<GraphQLSchema> {
     // Inputs are validated by the services (shared with REST), not by class-validator.
     validate: false,
     orphanedTypes: [ErrorExtensions],
+    // One checker for every `@Authorized()` field; it reads SCOPE_TABLE (src/modules/auth/scopes.ts).
+    authChecker,
   });
 }

@@ -4,7 +4,7 @@
  * (`{ errors: [{ message, extensions: { code, status } }] }`) so GraphQL clients can read it.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCode, type ErrorBody } from '../errors/app-error';
+import { AppError, ErrorCode, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.BAD_REQUEST,
@@ -44,6 +44,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, body: Er
 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    if (error instanceof UnauthenticatedError) reply.header('www-authenticate', error.challenge);
     let body = errorBody(error);
     if (!body) {
       request.log.error({ err: error }, 'unexpected error');

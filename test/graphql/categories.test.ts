@@ -53,7 +53,7 @@ const CategoryWithPets = graphql(`
 describe('categories', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -8,7 +8,7 @@ const newKey = () => `key-${process.pid}-${++keySeq}-${Math.random().toString(36
 describe('placeOrder with an Idempotency-Key', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 
@@ -131,7 +131,7 @@ describe('placeOrder with an Idempotency-Key', () => {
 describe('expired idempotency keys', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

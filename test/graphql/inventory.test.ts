@@ -54,7 +54,7 @@ const UpdateInventory = graphql(`
 describe('inventory', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -59,7 +59,7 @@ const PetOrders = graphql(`
 describe('order queries', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

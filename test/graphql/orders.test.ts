@@ -5,7 +5,7 @@ import { CancelOrder, CompleteOrder, PlaceOrder, ordersOf, stockOf } from './sto
 describe('placing an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 
@@ -109,7 +109,7 @@ describe('placing an order', () => {
 describe('completing an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 
@@ -171,7 +171,7 @@ describe('completing an order', () => {
 describe('cancelling an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -44,7 +44,7 @@ type Status = 'AVAILABLE' | 'PENDING' | 'SOLD';
 describe('the pet-status lifecycle', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 
@@ -198,7 +198,7 @@ describe('the pet-status lifecycle', () => {
 describe('inventorySummary', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

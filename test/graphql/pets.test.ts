@@ -65,7 +65,7 @@ const DeletePet = graphql(`
 describe('pets', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -24,7 +24,7 @@ const tally = (list: string[]) => list.reduce<Record<string, number>>((acc, c) =
 describe('the store rules under concurrency', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -10,7 +10,7 @@ import { CancelOrder, CompleteOrder, PlaceOrder, UpdateInventory, ordersOf, stoc
 describe('a failure midway through a store operation', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ auth: 'admin' });
   });
   afterAll(() => t.close());
 

@@ -65,3 +65,31 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
   };
 }
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built API-key CLI (`npm run apikey -- ...` without the build step). */
+export async function runApiKeyCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'modules', 'auth', 'api-key.cli.js'), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/** Creates a key with the CLI and returns its Authorization header (the key is the last line). */
+export async function createApiKeyWithCli(scopes: string[], env: Record<string, string>): Promise<Record<string, string>> {
+  const result = await runApiKeyCli(['create', '--name', 'test', '--scopes', scopes.join(',')], env);
+  if (result.code !== 0) throw new Error(`apikey create failed: ${result.stderr}`);
+  return { authorization: `Bearer ${result.stdout.trim().split('\n').at(-1)}` };
+}

@@ -6,6 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createServices, type Services } from '../../src/services';
+import type { Scope } from '../../src/modules/auth/scopes';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** A document from `graphql()` in test/gql (typed by GraphQL Code Generator). */
@@ -31,6 +32,8 @@ export interface TestApp extends TestDatabase {
   app: FastifyInstance;
   services: Services;
   appConfig: Config;
+  /** `{ authorization: 'Bearer <key>' }` for a key with scope `admin` (created with the app). */
+  admin: Record<string, string>;
   gql<TResult, TVariables>(
     document: TypedDocument<TResult, TVariables>,
     variables?: TVariables,
@@ -45,18 +48,45 @@ export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
 }
 
-export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: boolean | Record<string, unknown>; database?: TestDatabase } = {},
-): Promise<TestApp> {
+/**
+ * Creates an API key through the service (the CLI's path) and returns its Authorization header.
+ * Suites that call protected operations pass it as `headers`, or build the app with `auth: 'admin'`.
+ */
+export async function createApiKey(
+  t: Pick<TestApp, 'services'>,
+  scopes: Scope[],
+  name = `test ${scopes.join(' ') || 'none'}`,
+): Promise<Record<string, string>> {
+  const { key } = await t.services.apiKeys.create({ name, scopes });
+  return { authorization: `Bearer ${key}` };
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  logger?: false | Record<string, unknown>;
+  database?: TestDatabase;
+  /** Who `gql` calls as when no headers are given: anonymous (the default) or the admin key. */
+  auth?: 'anonymous' | 'admin';
+  /** Registers extra routes (test-only) before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
-  const appConfig = { ...testConfig(options.env), database: database.config };
+  // Tests send thousands of requests from one address: the rate limit is tested on its own.
+  const appConfig = { ...testConfig({ RATE_LIMIT_MAX: '1000000', ...options.env }), database: database.config };
   const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false });
+  options.routes?.(app);
   await app.ready();
+  const services = createServices(database.db.prisma);
+  const admin = await createApiKey({ services }, ['admin'], 'test admin');
+  const defaultHeaders = options.auth === 'admin' ? admin : {};
   const gql: TestApp['gql'] = async (document, variables, headers = {}) => {
     const res = await app.inject({
       method: 'POST',
       url: '/graphql',
-      headers: { 'content-type': 'application/json', ...headers },
+      // Explicit headers add to (and may override) the suite's default credential.
+      headers: { 'content-type': 'application/json', ...defaultHeaders, ...headers },
       payload: { query: document.toString(), variables },
     });
     const body = res.json() as { data?: unknown; errors?: GraphQLErrorJson[] };
@@ -66,7 +96,8 @@ export async function createTestApp(
     ...database,
     app,
     appConfig,
-    services: createServices(database.db.prisma),
+    services,
+    admin,
     gql,
     async gqlOk(document, variables, headers) {
       const reply = await gql(document, variables, headers);

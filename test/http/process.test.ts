@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServerProcess } from '../helpers/server-process';
+import { createApiKeyWithCli, startServerProcess } from '../helpers/server-process';
 
-const gql = async (url: string, query: string) =>
+const gql = async (url: string, query: string, headers: Record<string, string> = {}) =>
   (await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query }),
   }).then((r) => r.json())) as { data?: Record<string, any>; errors?: unknown[] };
 
@@ -17,8 +17,10 @@ describe('the service as a process on the embedded database', () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('migrates a new data directory, keeps data across a restart, and stops cleanly on SIGTERM', async () => {
+    // The CLI creates (and migrates) the database and the first key before any server runs.
+    const admin = await createApiKeyWithCli(['admin'], { PGLITE_DATA_DIR: dataDir });
     const first = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
-    const created = await gql(first.url, 'mutation { createCategory(input: { name: "Persisted" }) { id } }');
+    const created = await gql(first.url, 'mutation { createCategory(input: { name: "Persisted" }) { id } }', admin);
     const id = created.data?.createCategory.id as string;
     expect(id).toMatch(/^\d+$/);
     expect(await first.stop('SIGTERM')).toBe(0);

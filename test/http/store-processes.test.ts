@@ -3,7 +3,10 @@
  * only across requests of one process. Needs a PostgreSQL server (TEST_DATABASE_URL, as CI sets it);
  * the embedded database is single-process by design, so without one this suite is skipped.
  */
+import { createDatabase } from '../../src/db/database';
+import { createServices } from '../../src/services';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { createApiKey } from '../helpers/test-app';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 interface Reply {
@@ -11,10 +14,13 @@ interface Reply {
   errors?: { message: string; extensions: { code: string } }[];
 }
 
+/** An admin key, created once both servers have migrated the database. */
+let auth: Record<string, string> = {};
+
 const post = async (url: string, query: string, variables: Record<string, unknown> = {}): Promise<Reply> =>
   (await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify({ query, variables }),
   }).then((r) => r.json())) as Reply;
 
@@ -40,6 +46,9 @@ describeWithPostgres('two gateway processes sharing one PostgreSQL database', ()
       startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
       startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
     ]);
+    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+    auth = await createApiKey({ services: createServices(db.prisma) }, ['admin'], 'two processes');
+    await db.close();
   });
 
   afterAll(async () => {

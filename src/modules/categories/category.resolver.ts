@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -32,11 +32,13 @@ export class CategoryResolver {
     });
   }
 
+  @Authorized()
   @Mutation(() => Category)
   createCategory(@Arg('input', () => NewCategory) input: NewCategory, @Ctx() ctx: GraphQLContext) {
     return ctx.services.categories.create(input);
   }
 
+  @Authorized()
   @Mutation(() => Category)
   updateCategory(
     @Arg('id', () => IdScalar) id: bigint,
@@ -46,6 +48,7 @@ export class CategoryResolver {
     return ctx.services.categories.update(id, input);
   }
 
+  @Authorized()
   @Mutation(() => Category, { description: 'Deletes a category that has no pets; returns it as it was.' })
   deleteCategory(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.categories.delete(id);

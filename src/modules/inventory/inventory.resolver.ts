@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -32,6 +32,7 @@ export class InventoryResolver {
     return ctx.loaders.petById.load(item.petId);
   }
 
+  @Authorized()
   @Mutation(() => InventoryItem, {
     description:
       "Sets a pet's stock count (0..1000000). Above 0 makes the pet AVAILABLE; 0 makes it PENDING while it has open orders.",

@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -8,11 +8,13 @@ import { Order, OrderConnection } from './order.type';
 
 @Resolver(() => Order)
 export class OrderResolver {
+  @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
   order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.get(id);
   }
 
+  @Authorized()
   @Query(() => OrderConnection, { description: 'Orders, newest first.' })
   orders(
     @Arg('filter', () => OrderFilter, { nullable: true }) filter: OrderFilter | null,
@@ -27,6 +29,7 @@ export class OrderResolver {
     return order.petId === null ? null : ctx.loaders.petById.load(order.petId);
   }
 
+  @Authorized()
   @Mutation(() => Order, {
     description:
       "Places an order, taking its quantity out of the pet's stock (OUT_OF_STOCK when short). " +
@@ -36,11 +39,13 @@ export class OrderResolver {
     return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey });
   }
 
+  @Authorized()
   @Mutation(() => Order, { description: 'Completes an open order; its ship date becomes now unless set.' })
   completeOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.complete(id);
   }
 
+  @Authorized()
   @Mutation(() => Order, { description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.' })
   cancelOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.cancel(id);

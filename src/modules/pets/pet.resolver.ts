@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
@@ -39,16 +39,19 @@ export class PetResolver {
     return entry && { petId: entry.petId, quantity: entry.quantity, status: pet.status };
   }
 
+  @Authorized()
   @FieldResolver(() => OrderConnection, { description: 'Orders for this pet, newest first.' })
   orders(@Root() pet: Pet, @Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.ordersByPet.load({ parentId: pet.id, args: { first: page.first, after: page.after } });
   }
 
+  @Authorized()
   @Mutation(() => Pet, { description: 'Creates a pet, with an inventory entry at quantity 0.' })
   createPet(@Arg('input', () => NewPet) input: NewPet, @Ctx() ctx: GraphQLContext) {
     return ctx.services.pets.create(input);
   }
 
+  @Authorized()
   @Mutation(() => Pet, { description: 'Changes the given fields; a status change follows the rules of setPetStatus.' })
   updatePet(
     @Arg('id', () => IdScalar) id: bigint,
@@ -58,6 +61,7 @@ export class PetResolver {
     return ctx.services.pets.update(id, input);
   }
 
+  @Authorized()
   @Mutation(() => Pet, {
     description:
       'Moves a pet along its status lifecycle by hand: AVAILABLE -> SOLD (only with no stock and no open orders) ' +
@@ -71,6 +75,7 @@ export class PetResolver {
     return ctx.services.pets.setStatus(id, status);
   }
 
+  @Authorized()
   @Mutation(() => Pet, { description: 'Deletes a pet without open orders; returns it as it was.' })
   deletePet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.pets.delete(id);

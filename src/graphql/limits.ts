@@ -1,0 +1,142 @@
+/**
+ * Limits on what one GraphQL operation may ask for, each configuration (README, "Limits"):
+ *
+ * - tokens: graphql-js's own `maxTokens` parse option (the graphql-armor max-tokens check, upstreamed
+ *   into graphql-js); parsing stops at the limit, so a huge document costs no more than the limit.
+ *   (graphql-armor's Apollo max-tokens plugin throws from a plugin hook, which Apollo answers 500.)
+ * - depth, aliases, directives: graphql-armor validation rules.
+ * - cost: graphql-armor's cost rule, run once the operation is known, on the document with the
+ *   request's `first`/`last` variables written in and a page of DEFAULT_PAGE_SIZE assumed where a
+ *   connection gives neither, so that `pets(first: $n)` and `pets` cost what they really fetch.
+ *
+ * The cost model (graphql-armor's): a scalar field costs 1, an object field 2 plus 1.5 x the cost of
+ * each selected child, and a field with `first`/`last` multiplies its subtree by that page size.
+ * Example: `pets(first: 100) { nodes { id name category { name } } }` costs
+ * (2 + 1.5 x (2 + 1.5 x (1 + 1 + (2 + 1.5 x 1)))) x 100 = 1,737.5; the default budget is 5,000.
+ *
+ * Every rejection is a QueryTooComplexError (QUERY_TOO_COMPLEX, 400) whose message names the limit.
+ */
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import {
+  GraphQLError,
+  Kind,
+  TypeInfo,
+  validate,
+  visit,
+  visitWithTypeInfo,
+  type ArgumentNode,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLSchema,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+import type { Config } from '../config';
+import { QueryTooComplexError } from '../errors/app-error';
+import { DEFAULT_PAGE_SIZE } from '../common/pagination';
+
+type Limit = QueryTooComplexError['limit'];
+
+/** The GraphQL error Apollo sends for a rejected operation; formatError reads `originalError`. */
+export function tooComplex(limit: Limit, message: string): GraphQLError {
+  const cause = new QueryTooComplexError(limit, `Query too complex (${limit} limit): ${message}`);
+  return new GraphQLError(cause.message, {
+    originalError: cause,
+    extensions: { http: { status: 400, headers: new HeaderMap() } },
+  });
+}
+
+// graphql-armor prefixes its messages with "Syntax Error: ", which they are not.
+const armorMessage = (error: GraphQLError) => error.message.replace(/^Syntax Error: /, '');
+
+const reportAs =
+  (limit: Limit) =>
+  (ctx: ValidationContext | null, error: GraphQLError): void =>
+    ctx?.reportError(tooComplex(limit, armorMessage(error)));
+
+/** Only the protections named in `enabled`, reporting through `reportAs` instead of throwing. */
+function armorRules(limits: Config['limits'], enabled: 'structure' | 'cost'): ValidationRule[] {
+  const off = { enabled: false } as const;
+  const structure = enabled === 'structure';
+  return new ApolloArmor({
+    blockFieldSuggestion: off, // Apollo's hideSchemaDetailsFromClientErrors does this (apollo.ts)
+    maxTokens: off, // graphql-js parse option, see above
+    maxDepth: structure
+      ? { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false }
+      : off,
+    maxAliases: structure
+      ? { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false }
+      : off,
+    maxDirectives: structure
+      ? { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false }
+      : off,
+    costLimit: structure
+      ? off
+      : { maxCost: limits.cost, onReject: [reportAs('cost')], propagateOnRejection: false },
+  }).protect().validationRules;
+}
+
+/**
+ * The document as the cost rule should see it: `first`/`last` given as variables replaced by their
+ * values, and `first: DEFAULT_PAGE_SIZE` added to fields that page but were given no size.
+ */
+export function withPageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): DocumentNode {
+  const typeInfo = new TypeInfo(schema);
+  const intValue = (n: number) => ({ kind: Kind.INT, value: String(n) }) as const;
+  return visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node: FieldNode): FieldNode | undefined {
+        const def = typeInfo.getFieldDef();
+        if (!def?.args.some((a) => a.name === 'first')) return undefined;
+        const args: ArgumentNode[] = (node.arguments ?? []).map((arg) => {
+          if ((arg.name.value === 'first' || arg.name.value === 'last') && arg.value.kind === Kind.VARIABLE) {
+            const value = variables[arg.value.name.value];
+            const n = Number.isSafeInteger(value) ? (value as number) : DEFAULT_PAGE_SIZE;
+            return { ...arg, value: intValue(n) };
+          }
+          return arg;
+        });
+        if (!args.some((a) => a.name.value === 'first' || a.name.value === 'last')) {
+          args.push({ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: intValue(DEFAULT_PAGE_SIZE) });
+        }
+        return { ...node, arguments: args };
+      },
+    }),
+  );
+}
+
+export interface GraphQLLimits {
+  validationRules: ValidationRule[];
+  parseOptions: { maxTokens: number };
+  plugin: ApolloServerPlugin;
+}
+
+export function createLimits(limits: Config['limits']): GraphQLLimits {
+  const costRules = armorRules(limits, 'cost');
+  return {
+    validationRules: armorRules(limits, 'structure'),
+    parseOptions: { maxTokens: limits.tokens },
+    plugin: {
+      async requestDidStart() {
+        return {
+          async didResolveOperation(rc) {
+            const document = withPageSizes(rc.schema, rc.document, rc.request.variables ?? {});
+            const errors = validate(rc.schema, document, costRules);
+            if (errors.length) throw errors[0];
+          },
+        };
+      },
+    },
+  };
+}
+
+// graphql-js spells it "more that N tokens"; accept a corrected spelling too.
+const TOKEN_LIMIT = /Document contains more th\w+ (\d+) tokens/;
+
+/** graphql-js's token-limit parse error, as the QUERY_TOO_COMPLEX error it stands for. */
+export function tokenLimitError(message: string): QueryTooComplexError | null {
+  const match = TOKEN_LIMIT.exec(message);
+  return match ? new QueryTooComplexError('tokens', `Query too complex (tokens limit): the document has more than ${match[1]} tokens`) : null;
+}

@@ -1,0 +1,28 @@
+/**
+ * The one access decision, used by the GraphQL auth checker and the REST route hook alike: may this
+ * caller run this operation of the scope table?
+ */
+import { ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
+import type { Caller } from './api-key.service';
+import { allows, SCOPE_TABLE, type Requirement } from './scopes';
+
+/** The requirement of `operation`; throws (a programming error, answered 500) when it is not listed. */
+export function requirementOf(operation: string): Requirement {
+  const requirement = (SCOPE_TABLE as Record<string, Requirement>)[operation];
+  if (!requirement) throw new Error(`${operation} is missing from SCOPE_TABLE (src/modules/auth/scopes.ts)`);
+  return requirement;
+}
+
+/** Throws UNAUTHENTICATED (no key) or FORBIDDEN (a key without the scope) unless allowed. */
+export function authorize(caller: Caller | null, operation: string): void {
+  const required = requirementOf(operation);
+  if (required === 'public') return;
+  if (!caller) {
+    throw new UnauthenticatedError(
+      `${operation} needs an API key with scope ${required} (Authorization: Bearer <API key>)`,
+    );
+  }
+  if (!allows(caller.scopes, required)) {
+    throw new ForbiddenError(`This API key lacks scope ${required}, which ${operation} needs`);
+  }
+}

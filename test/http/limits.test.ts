@@ -1,0 +1,203 @@
+/**
+ * Limits and hostile requests that are not about keys: malformed requests, body size, the GraphQL
+ * complexity limits, the in-memory rate limit, security headers, and logs without credentials.
+ */
+import { Writable } from 'node:stream';
+import { getIntrospectionQuery } from 'graphql';
+import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
+
+const json = { 'content-type': 'application/json' };
+
+describe('malformed and oversized requests', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const post = (url: string, payload: string, headers: Record<string, string> = json) =>
+    t.app.inject({ method: 'POST', url, payload, headers });
+
+  it.each([
+    ['invalid JSON', '{"query": "{ pets { totalCount } }"', json],
+    ['a Content-Type other than application/json', '{"query":"{ pets { totalCount } }"}', { 'content-type': 'text/plain' }],
+    ['no query', '{"variables":{}}', json],
+    ['an empty body', '', json],
+  ])('answers %s on /graphql with 400 BAD_REQUEST as a GraphQL error', async (_label, payload, headers) => {
+    const res = await post('/graphql', payload, headers);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+  });
+
+  it('answers malformed JSON elsewhere in the spec Error shape', async () => {
+    const res = await post('/healthz', '{"a":', json);
+    expect([400, 404]).toContain(res.statusCode);
+    expect(res.json()).toEqual({ code: expect.any(String), message: expect.any(String), status: res.statusCode });
+  });
+
+  it('keeps Apollo CSRF prevention on for GET requests', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/graphql?query=%7B__typename%7D' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].message).toMatch(/CSRF/);
+  });
+
+  it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
+    const big = JSON.stringify({ query: '{ pets { totalCount } }', variables: { x: 'a'.repeat(t.appConfig.limits.bodyBytes) } });
+    const res = await post('/graphql', big);
+    expect(res.statusCode).toBe(413);
+    expect(res.json().errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+  });
+});
+
+describe('GraphQL complexity limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const query = (q: string, variables?: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload: { query: q, variables } });
+  const tooComplex = async (q: string, limit: string, variables?: Record<string, unknown>) => {
+    const res = await query(q, variables);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({
+      message: expect.stringContaining(`${limit} limit`),
+      extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
+    });
+  };
+  /** `pets { nodes { category { pets { nodes { category ... } } } } }` nested `n` levels deep. */
+  const nested = (levels: number) => {
+    let inner = 'id';
+    for (let i = 0; i < levels; i++) inner = `category { pets(first: 1) { nodes { ${inner} } } }`;
+    return `{ pets(first: 1) { nodes { ${inner} } } }`;
+  };
+
+  it('rejects a query deeper than 10 and accepts one of depth 10', async () => {
+    // Depth of nested(n): pets, nodes, then 3 per level, then id.
+    await tooComplex(nested(3), 'depth');
+    const ok = await query('{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { pets(first: 1) { nodes { id } } } } } } } } }');
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('rejects more than 15 aliases', async () => {
+    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: inventorySummary { quantity }`).join(' ')} }`;
+    expect((await query(aliases(15))).statusCode).toBe(200);
+    await tooComplex(aliases(16), 'aliases');
+  });
+
+  it('rejects a document of more than 1000 tokens', async () => {
+    await tooComplex(`{ ${'__typename '.repeat(1001)} }`, 'tokens');
+  });
+
+  it('rejects a query over the cost budget, counting page sizes given as literals or variables', async () => {
+    const wide = '{ pets(first: 100) { nodes { id category { pets(first: 100) { nodes { id } } } } } }';
+    await tooComplex(wide, 'cost');
+    const viaVariables = 'query($n: Int) { pets(first: $n) { nodes { id category { pets(first: $n) { nodes { id } } } } } }';
+    await tooComplex(viaVariables, 'cost', { n: 100 });
+    expect((await query(viaVariables, { n: 2 })).statusCode).toBe(200);
+    // Without first/last a connection counts as a default page of 20.
+    await tooComplex('{ categories { nodes { pets { nodes { orders { nodes { id } } } } } } }', 'cost');
+  });
+
+  it('lets the introspection query of Sandbox and codegen through', async () => {
+    const res = await query(getIntrospectionQuery());
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.__schema.queryType.name).toBe('Query');
+  });
+});
+
+describe('the rate limit (in memory)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
+  });
+  afterAll(() => t.close());
+
+  const ask = (headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
+    t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: { query: '{ __typename }' }, remoteAddress });
+
+  it('answers 429 RATE_LIMITED with Retry-After and RateLimit headers once a client address is over', async () => {
+    const first = await ask();
+    expect(first.headers['ratelimit-limit']).toBe('3');
+    expect(first.headers['ratelimit-remaining']).toBe('2');
+    expect(first.headers['ratelimit-reset']).toBeDefined();
+    await ask();
+    await ask();
+    const over = await ask();
+    expect(over.statusCode).toBe(429);
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expect(over.json()).toEqual({ errors: [{ message: expect.stringContaining('Rate limit'), extensions: { code: 'RATE_LIMITED', status: 429 } }] });
+    // Another address has its own budget, and health checks are never limited.
+    expect((await ask({}, '10.0.0.2')).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
+  });
+
+  it('counts per key, whatever the address', async () => {
+    const key = await createApiKey(t, ['orders:read']);
+    for (const address of ['10.1.0.1', '10.1.0.2', '10.1.0.3']) expect((await ask(key, address)).statusCode).toBe(200);
+    expect((await ask(key, '10.1.0.4')).statusCode).toBe(429);
+    expect((await ask({}, '10.1.0.4')).statusCode).toBe(200);
+  });
+});
+
+describe('production hardening', () => {
+  it('sends security headers, and leaves the Sandbox page to its own CSP', async () => {
+    const t = await createTestApp();
+    try {
+      const api = await t.app.inject({ method: 'GET', url: '/healthz' });
+      expect(api.headers['x-content-type-options']).toBe('nosniff');
+      expect(api.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(api.headers['strict-transport-security']).toBeDefined();
+      const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-security-policy']).toBeUndefined();
+      expect(page.body).toContain('http-equiv="Content-Security-Policy"');
+      expect(page.headers['x-content-type-options']).toBe('nosniff');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('turns introspection and the landing page off in production by default', async () => {
+    const t = await createTestApp({ env: { NODE_ENV: 'production' } });
+    try {
+      const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
+      expect(page.headers['content-type']).not.toContain('text/html');
+      const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload: { query: '{ __schema { types { name } } }' } });
+      expect(res.statusCode).toBe(400);
+      const typo = await t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload: { query: '{ pet { nam } }' } });
+      expect(typo.body).not.toMatch(/Did you mean/);
+      // The CSP header is back on /graphql when there is no landing page.
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('never writes the Authorization header or a key to the logs', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const t = await createTestApp({ logger: { level: 'trace', stream } });
+    try {
+      const good = await createApiKey(t, ['admin']);
+      const bad = { authorization: 'Bearer pk_thisIsNotARealKeyButMustNotBeLoggedEither000000' };
+      for (const headers of [good, bad, { authorization: 'Basic c2VjcmV0OnBhc3N3b3Jk' }]) {
+        await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: { query: '{ orders { totalCount } }' } });
+        await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: '{bad json' });
+      }
+      t.app.log.info({ req: { headers: { ...good } }, headers: { ...good } }, 'a line that tries to log the header');
+      const all = lines.join('');
+      expect(lines.length).toBeGreaterThan(5);
+      for (const secret of [good.authorization!.slice(7), 'pk_thisIsNotARealKey', 'c2VjcmV0OnBhc3N3b3Jk']) expect(all).not.toContain(secret);
+      expect(all).toContain('[Redacted]');
+    } finally {
+      await t.close();
+    }
+  });
+});
