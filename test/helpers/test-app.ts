@@ -5,6 +5,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
+import type { Clock } from '../../src/common/clock';
 import { createServices, type Services } from '../../src/services';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -46,11 +47,17 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: boolean | Record<string, unknown>; database?: TestDatabase } = {},
+  options: {
+    env?: Record<string, string>;
+    logger?: boolean | Record<string, unknown>;
+    database?: TestDatabase;
+    /** A fixed "now" (e.g. to stand after a sunset date); the system clock otherwise. */
+    clock?: Clock;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const appConfig = { ...testConfig(options.env), database: database.config };
-  const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false });
+  const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false, clock: options.clock });
   await app.ready();
   const gql: TestApp['gql'] = async (document, variables, headers = {}) => {
     const res = await app.inject({
