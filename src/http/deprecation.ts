@@ -43,6 +43,8 @@ export function registerDeprecatedPath(app: FastifyInstance, url: string, lifecy
     if (!onPath(request.url)) return;
     reply.headers(headers);
     if (clock().getTime() >= lifecycle.sunsetAt.getTime()) {
+      // Not stored: moving the sunset date later (configuration) must take effect at once.
+      reply.header('cache-control', 'no-store');
       throw new GoneError(
         `${url.replace(/:(\w+)/g, '{$1}')} was retired on ${headers.sunset}; use ${lifecycle.successorUrl} (see ${lifecycle.docsUrl})`,
       );
