@@ -1,12 +1,14 @@
 /**
  * Builds the HTTP server: one Fastify instance serving GraphQL at /graphql (Apollo), the health
- * checks, and (later) the REST shim. Starting and stopping the process is main.ts's job.
+ * checks, and the REST shim (GET /pets/{petId}, GET /store/orders, their OpenAPI document at
+ * /openapi.json and reference page at /docs). Starting and stopping the process is main.ts's job.
  */
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import helmet from '@fastify/helmet';
 import type { Config } from './config';
+import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { createContext, type GraphQLContext } from './graphql/context';
@@ -14,6 +16,12 @@ import { registerErrorHandlers } from './http/errors';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
+import { registerCors } from './http/cors';
+import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
+import { registerDocs } from './http/docs';
+import { registerOpenApi } from './http/openapi';
+import { orderRoutes } from './modules/orders/order.routes';
+import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
 import { createServices } from './services';
 
 export interface BuildAppOptions {
@@ -24,13 +32,15 @@ export interface BuildAppOptions {
    * `stream` to read the lines); the redaction of credentials always applies.
    */
   logger?: false | Record<string, unknown>;
+  /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
+  clock?: Clock;
 }
 
 /** Credentials never reach the logs, whatever else a caller configures. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger === false ? false : { level: config.logLevel, ...logger, redact: LOG_REDACT },
     // Over the limit: 413 PAYLOAD_TOO_LARGE, before the body is buffered (http/errors.ts).
@@ -48,6 +58,9 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     reply.header('x-request-id', request.id);
   });
   registerErrorHandlers(app);
+  await registerCors(app, config.cors);
+  // Before any route: @fastify/swagger collects routes as they are added.
+  await registerOpenApi(app);
 
   const services = createServices(db.prisma);
   if (config.securityHeaders) {
@@ -62,6 +75,13 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   registerAccessControl(app);
 
   await app.register(healthRoutes, { db });
+
+  // The REST shim for legacy clients.
+  const petsLifecycle: Lifecycle = { ...config.rest.petsPath, successorUrl: '/graphql' };
+  registerDeprecatedPath(app, PET_BY_ID_URL, petsLifecycle, clock);
+  await app.register(petRoutes, { services, lifecycle: petsLifecycle });
+  await app.register(orderRoutes, { services });
+  await registerDocs(app);
 
   const apollo = await createApollo(config);
   app.addHook('onClose', async () => apollo.stop());

@@ -23,6 +23,32 @@ const bool = z
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** An ISO 8601 date (`2027-07-01`, midnight UTC) or date-time with an offset, to whole seconds. */
+const instant = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be an ISO 8601 date (2027-07-01) or date-time with offset (2027-07-01T00:00:00Z)',
+  })
+  .transform((v) => new Date(Math.floor(Date.parse(v) / 1000) * 1000));
+
+/** A URI reference for a Link header: absolute (https://...) or from the root (/docs...). */
+const linkTarget = z
+  .string()
+  .regex(/^(https?:\/\/[^\s<>"]+|\/[^\s<>"]*)$/, 'must be an http(s) URL or a path starting with /');
+
+/** `*`, or a comma-separated list of origins (scheme://host[:port]); empty means no cross-origin access. */
+const origins = z
+  .string()
+  .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+  .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
+    message: 'must be * or comma-separated origins like https://app.example.com (no path, no trailing slash)',
+  })
+  .refine((list) => !list.includes('*') || list.length === 1, { message: '* cannot be combined with origins' });
+
+/** Defaults of the deprecation lifecycle of GET /pets/{petId} (README, "REST (legacy paths)"). */
+export const PETS_PATH_DEPRECATION_DEFAULT = '2026-11-01T00:00:00Z';
+export const PETS_PATH_SUNSET_DEFAULT = '2027-07-01T00:00:00Z';
+export const DEPRECATION_DOCS_URL_DEFAULT = '/docs#/Pets/getPetById';
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -54,6 +80,13 @@ const envSchema = z.object({
     .optional(),
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
   SECURITY_HEADERS: bool.default(true),
+  PETS_PATH_DEPRECATION_DATE: instant.default(new Date(PETS_PATH_DEPRECATION_DEFAULT)),
+  PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
+  DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
+  CORS_ORIGINS: origins.default([]),
+}).refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
+  path: ['PETS_PATH_SUNSET_DATE'],
+  message: 'must be later than PETS_PATH_DEPRECATION_DATE',
 });
 
 export type DatabaseConfig =
@@ -81,6 +114,21 @@ export interface Config {
   };
   rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
   securityHeaders: boolean;
+  rest: RestConfig;
+  /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
+  cors: { origins: '*' | string[] };
+}
+
+/** The legacy REST paths: the deprecation lifecycle of GET /pets/{petId}. */
+export interface RestConfig {
+  petsPath: {
+    /** Sent as `Deprecation: @<unix seconds>` (RFC 9745). */
+    deprecatedAt: Date;
+    /** Sent as `Sunset: <HTTP-date>` (RFC 8594); from this instant on the path answers 410 GONE. */
+    sunsetAt: Date;
+    /** Target of `Link: <...>; rel="deprecation"`: where a person reads about the deprecation. */
+    docsUrl: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -127,5 +175,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
     },
     securityHeaders: e.SECURITY_HEADERS,
+    rest: {
+      petsPath: {
+        deprecatedAt: e.PETS_PATH_DEPRECATION_DATE,
+        sunsetAt: e.PETS_PATH_SUNSET_DATE,
+        docsUrl: e.DEPRECATION_DOCS_URL,
+      },
+    },
+    cors: { origins: e.CORS_ORIGINS.includes('*') ? '*' : e.CORS_ORIGINS },
   };
 }

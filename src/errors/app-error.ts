@@ -120,6 +120,23 @@ export class QueryTooComplexError extends AppError {
   }
 }
 
+/** A known path called with a method it does not have; `allow` is sent as the `Allow` header. */
+export class MethodNotAllowedError extends AppError {
+  constructor(
+    message: string,
+    readonly allow: readonly string[],
+  ) {
+    super(ErrorCode.METHOD_NOT_ALLOWED, 405, message);
+  }
+}
+
+/** A path that existed and was retired (after its sunset date). */
+export class GoneError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.GONE, 410, message);
+  }
+}
+
 export class InternalError extends AppError {
   constructor(requestId: string | undefined) {
     super(

@@ -1,10 +1,12 @@
 /**
  * HTTP-level errors in the spec's Error shape: route errors, Fastify's own (bad JSON, body too large,
- * schema validation), unknown paths. On /graphql the same error goes out as a GraphQL response
+ * schema validation), unknown paths (404) and known paths called with another method (405 with
+ * `Allow`). On /graphql the same error goes out as a GraphQL response
  * (`{ errors: [{ message, extensions: { code, status } }] }`) so GraphQL clients can read it.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCode, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
+import { AppError, ErrorCode, MethodNotAllowedError, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
+import { ID_FORMAT_MESSAGE, INT64_PATTERN } from '../common/ids';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.BAD_REQUEST,
@@ -18,12 +20,36 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: ErrorCode.RATE_LIMITED,
 };
 
+interface AjvIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * `limit: must be <= 100`: the failing parameter (or body field) by name, then what is wrong. An id
+ * that fails the int64 pattern gets the same message as everywhere else.
+ */
+function validationMessage(e: FastifyError): string {
+  const issue = (e.validation as AjvIssue[] | undefined)?.[0];
+  if (!issue) return e.message;
+  const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : null;
+  const name = missing ?? issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const what = missing
+    ? 'is required'
+    : issue.keyword === 'pattern' && issue.params.pattern === INT64_PATTERN
+      ? ID_FORMAT_MESSAGE
+      : (issue.message ?? 'is invalid');
+  return name ? `${name}: ${what}` : `${e.validationContext ?? 'request'}: ${what}`;
+}
+
 /** Maps any error to the Error object; `null` means unexpected (the caller logs and masks it). */
 export function errorBody(error: unknown): ErrorBody | null {
   if (error instanceof AppError) return error.toBody();
   const e = error as FastifyError;
   if (e.validation) {
-    return { code: ErrorCode.VALIDATION_FAILED, message: `${e.validationContext ?? 'request'}${e.message.replace(/^\w+/, '')}`, status: 400 };
+    return { code: ErrorCode.VALIDATION_FAILED, message: validationMessage(e), status: 400 };
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
@@ -42,7 +68,38 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, body: Er
   return reply.send(body);
 }
 
+/** A route's URL pattern (`/pets/:petId`) as a RegExp over request paths. */
+export function routePattern(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) =>
+      segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Every route's pattern and methods, collected as routes are added, so that an unmatched request
+ * can be told apart: unknown path (404) or known path with another method (405 + Allow).
+ * Catch-all routes (`*`, e.g. the CORS preflight responder) are left out: they match every path.
+ */
+function collectRoutes(app: FastifyInstance): (path: string) => string[] {
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*' || route.url === '/*') return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routes.push({ pattern: routePattern(route.url), methods });
+  });
+  return (path) => {
+    const allowed = new Set<string>();
+    for (const route of routes) if (route.pattern.test(path)) route.methods.forEach((m) => allowed.add(m));
+    return [...allowed].sort();
+  };
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
+  const allowedMethods = collectRoutes(app);
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof UnauthenticatedError) reply.header('www-authenticate', error.challenge);
     let body = errorBody(error);
@@ -50,13 +107,20 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unexpected error');
       body = { code: ErrorCode.INTERNAL, message: `Internal server error (request id ${request.id})`, status: 500 };
     }
+    if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
     return sendError(request, reply, body);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, {
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendError(request, reply, new MethodNotAllowedError(`${request.method} is not allowed on ${path}`, allow).toBody());
+    }
+    return sendError(request, reply, {
       code: ErrorCode.NOT_FOUND,
-      message: `No route for ${request.method} ${request.url.split('?')[0]}`,
+      message: `No route for ${request.method} ${path}`,
       status: 404,
-    }),
-  );
+    });
+  });
 }

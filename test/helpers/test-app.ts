@@ -5,6 +5,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
+import type { Clock } from '../../src/common/clock';
 import { createServices, type Services } from '../../src/services';
 import type { Scope } from '../../src/modules/auth/scopes';
 import { createTestDatabase, type TestDatabase } from './test-database';
@@ -69,13 +70,15 @@ export interface TestAppOptions {
   auth?: 'anonymous' | 'admin';
   /** Registers extra routes (test-only) before the app is ready. */
   routes?: (app: FastifyInstance) => void;
+  /** A fixed "now" (e.g. to stand after a sunset date); the system clock otherwise. */
+  clock?: Clock;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   // Tests send thousands of requests from one address: the rate limit is tested on its own.
   const appConfig = { ...testConfig({ RATE_LIMIT_MAX: '1000000', ...options.env }), database: database.config };
-  const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false });
+  const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false, clock: options.clock });
   options.routes?.(app);
   await app.ready();
   const services = createServices(database.db.prisma);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Prisma, type Order, type PrismaClient } from '../../generated/prisma/client';
 import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { MAX_PAGE_SIZE, paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
 import { claimKey, deleteExpiredKeys, fingerprint, idempotencyKeySchema, recordKey } from './idempotency';
@@ -41,6 +41,19 @@ const ORDER_COLUMNS = Prisma.raw(
 
 /** Expired idempotency keys are deleted at most this often per process (they are ignored anyway). */
 const KEY_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Offset pages exist only for the legacy REST path; GraphQL pages by cursor. */
+export const MAX_OFFSET = 2_147_483_647;
+const offsetPageSchema = z.object({
+  limit: z.number().int().min(1, `must be between 1 and ${MAX_PAGE_SIZE}`).max(MAX_PAGE_SIZE, `must be between 1 and ${MAX_PAGE_SIZE}`),
+  offset: z.number().int().min(0, 'must be >= 0').max(MAX_OFFSET, `must be <= ${MAX_OFFSET}`),
+});
+
+export interface OffsetPage<T> {
+  items: T[];
+  /** Every order matching the filter, whatever the page. */
+  total: number;
+}
 
 /** Orders are listed newest first. */
 const newestFirst = {
@@ -166,19 +179,46 @@ export class OrderService {
     return this.prisma.order.findUnique({ where: { id } });
   }
 
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
+  /** The one place a list filter becomes a `where` (cursor pages and offset pages alike). */
+  private where(filter: OrderFilterInput | null | undefined): Prisma.OrderWhereInput {
     const f = validate(filterSchema, filter);
-    const where: Prisma.OrderWhereInput = {
+    return {
       ...(f?.complete != null && { complete: f.complete }),
       ...(f?.petId != null && { petId: f.petId }),
     };
+  }
+
+  /** Orders, newest first, by cursor (GraphQL `orders`). */
+  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
     return paginate<Order>({
       args,
       sort: newestFirst,
-      where: where as Record<string, unknown>,
+      where: this.where(filter) as Record<string, unknown>,
       findMany: (q) => this.prisma.order.findMany(q as Prisma.OrderFindManyArgs),
       count: (q) => this.prisma.order.count(q as Prisma.OrderCountArgs),
     });
+  }
+
+  /**
+   * Orders, newest first, by offset (the legacy GET /store/orders): the same filter and order as
+   * `list`, with the total count for X-Total-Count and the paging links.
+   */
+  async listByOffset(
+    filter: OrderFilterInput | null | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<OffsetPage<Order>> {
+    const where = this.where(filter);
+    const { limit, offset } = validate(offsetPageSchema, page);
+    const [items, total] = await Promise.all([
+      this.prisma.order.findMany({
+        where,
+        orderBy: newestFirst.keys.map((k) => ({ [k.field]: k.direction })),
+        skip: offset,
+        take: limit,
+      }),
+      this.prisma.order.count({ where }),
+    ]);
+    return { items, total };
   }
 
   /** One page of orders for each pet, newest first, in one statement (Pet.orders). */

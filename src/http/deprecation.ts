@@ -1,0 +1,59 @@
+/**
+ * The deprecation lifecycle of a REST path, in the standard headers:
+ * - `Deprecation: @<unix seconds>` (RFC 9745), the instant the path is (or will be) deprecated;
+ * - `Sunset: <IMF-fixdate>` (RFC 8594), the instant it stops answering;
+ * - `Link: <successor>; rel="successor-version", <docs>; rel="deprecation"`.
+ * They go on every answer on the path, whatever the method or status (errors, 304, 405 included),
+ * because a client that only ever sees errors must learn too. From the sunset on, every request on
+ * the path is 410 GONE (before validation or any database work).
+ *
+ * Hooks are added at the root, matched on the request path, so that answers produced outside the
+ * route (405 for another method) carry the headers as well.
+ */
+import type { FastifyInstance } from 'fastify';
+import { GoneError } from '../errors/app-error';
+import type { Clock } from '../common/clock';
+import { routePattern } from './errors';
+
+export interface Lifecycle {
+  deprecatedAt: Date;
+  sunsetAt: Date;
+  /** Where a person reads about the deprecation (`rel="deprecation"`). */
+  docsUrl: string;
+  /** What to use instead (`rel="successor-version"`). */
+  successorUrl: string;
+}
+
+/** The three header values for a lifecycle. */
+export function deprecationHeaders(lifecycle: Lifecycle): Record<'deprecation' | 'sunset' | 'link', string> {
+  return {
+    deprecation: `@${Math.floor(lifecycle.deprecatedAt.getTime() / 1000)}`,
+    // toUTCString() is the IMF-fixdate of RFC 9110 ("Thu, 01 Jul 2027 00:00:00 GMT").
+    sunset: lifecycle.sunsetAt.toUTCString(),
+    link: `<${lifecycle.successorUrl}>; rel="successor-version", <${lifecycle.docsUrl}>; rel="deprecation"`,
+  };
+}
+
+/** Declares `url` (a route pattern such as `/pets/:petId`) deprecated with `lifecycle`. */
+export function registerDeprecatedPath(app: FastifyInstance, url: string, lifecycle: Lifecycle, clock: Clock): void {
+  const pattern = routePattern(url);
+  const headers = deprecationHeaders(lifecycle);
+  const onPath = (rawUrl: string) => pattern.test(rawUrl.split('?')[0]!);
+  app.addHook('onRequest', async (request, reply) => {
+    if (!onPath(request.url)) return;
+    reply.headers(headers);
+    if (clock().getTime() >= lifecycle.sunsetAt.getTime()) {
+      // Not stored: moving the sunset date later (configuration) must take effect at once.
+      reply.header('cache-control', 'no-store');
+      throw new GoneError(
+        `${url.replace(/:(\w+)/g, '{$1}')} was retired on ${headers.sunset}; use ${lifecycle.successorUrl} (see ${lifecycle.docsUrl})`,
+      );
+    }
+  });
+  // onRequest does not run for every answer (a request Fastify rejects before routing, e.g. a bad
+  // URL); onSend does, so the headers are set again there.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (onPath(request.url)) reply.headers(headers);
+    return payload;
+  });
+}

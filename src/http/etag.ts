@@ -1,0 +1,34 @@
+/**
+ * Strong ETags for a route's 200 answers and `If-None-Match` (RFC 9110, section 13.1.2): a 304 with no
+ * body when the client already holds the current representation.
+ *
+ * Not @fastify/etag: it tags every answer of its scope (errors included) and compares
+ * `If-None-Match` as one opaque string, so a list of tags or `*` never matches.
+ */
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** The tag of a serialised body: the same bytes give the same tag on every process. */
+export function entityTag(body: string | Buffer): string {
+  return `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+/** Weak comparison over the header's list (`*` matches any current representation). */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+/** An `onSend` hook: tags 200 answers; answers 304 when `If-None-Match` already has the tag. */
+export async function etagOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+  const etag = entityTag(payload);
+  reply.header('etag', etag);
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+    reply.code(304).removeHeader('content-type');
+    return '';
+  }
+  return payload;
+}

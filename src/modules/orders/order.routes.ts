@@ -1,0 +1,150 @@
+/**
+ * GET /store/orders: the legacy list of orders, by offset. Thin: OrderService.listByOffset shares its
+ * filter and order with the GraphQL `orders` list. Needs the `orders:read` scope: the route names its
+ * operation in `config`, and the auth hook enforces SCOPE_TABLE for it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { parseId } from '../../common/ids';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination';
+import { stabilityOf } from '../../common/stability';
+import { SCOPE_TABLE, type Operation } from '../auth/scopes';
+import { int64Param } from '../../http/openapi';
+import '../../http/route-config';
+import type { Services } from '../../services';
+import { MAX_OFFSET, type Order } from './order.service';
+
+export const ORDERS_URL = '/store/orders';
+const operation = 'GET /store/orders' satisfies Operation;
+
+/**
+ * The spec's Order as REST writes it: every field present, `null` where there is no value.
+ * `nullable` rather than `type: [..., 'null']`: fast-json-stringify checks type unions with Ajv,
+ * which does not count a bigint as an integer.
+ */
+export const restOrderSchema = {
+  type: 'object',
+  description: 'A store order for a pet.',
+  required: ['id', 'petId', 'quantity', 'shipDate', 'complete'],
+  properties: {
+    id: { type: 'integer', format: 'int64', description: 'Unique order identifier.' },
+    petId: { type: 'integer', format: 'int64', nullable: true, description: 'ID of the pet ordered; null once the pet is deleted.' },
+    quantity: { type: 'integer', format: 'int32', description: 'Number of units ordered.' },
+    shipDate: { type: 'string', format: 'date-time', nullable: true, description: 'Expected or actual ship date.' },
+    complete: { type: 'boolean', description: 'Whether the order has been fulfilled.' },
+  },
+} as const;
+
+const toRestOrder = (o: Order) => ({
+  id: o.id,
+  petId: o.petId,
+  quantity: o.quantity,
+  shipDate: o.shipDate,
+  complete: o.complete,
+});
+
+interface OrdersQuery {
+  complete?: boolean;
+  petId?: string;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * `Link` with `rel="next"` / `rel="prev"` (RFC 8288) while such pages exist, as root-relative URIs
+ * that keep the filters. `prev` from beyond the end leads to the last page that has orders.
+ */
+export function pageLinks(query: { complete?: boolean; petId?: bigint }, limit: number, offset: number, total: number): string | null {
+  const href = (at: number) => {
+    const params = new URLSearchParams();
+    if (query.complete !== undefined) params.set('complete', String(query.complete));
+    if (query.petId !== undefined) params.set('petId', query.petId.toString());
+    params.set('limit', String(limit));
+    params.set('offset', String(at));
+    return `<${ORDERS_URL}?${params}>`;
+  };
+  const links: string[] = [];
+  if (offset + limit < total) links.push(`${href(offset + limit)}; rel="next"`);
+  if (offset > 0 && total > 0) {
+    const lastPage = Math.floor((total - 1) / limit) * limit;
+    links.push(`${href(Math.max(0, Math.min(offset - limit, lastPage)))}; rel="prev"`);
+  }
+  return links.length ? links.join(', ') : null;
+}
+
+export async function orderRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const error = (description: string, extra: Record<string, unknown> = {}) => ({
+    description,
+    ...(Object.keys(extra).length && { headers: extra }),
+    $ref: 'Error#',
+  });
+
+  app.get<{ Querystring: OrdersQuery }>(
+    ORDERS_URL,
+    {
+      config: { operation },
+      schema: {
+        tags: ['Store'],
+        operationId: 'listOrders',
+        summary: 'List store orders, newest first',
+        description:
+          `Needs an API key with the \`${SCOPE_TABLE[operation]}\` scope. Pages by \`limit\`/\`offset\`; ` +
+          '`X-Total-Count` gives the number of matching orders and `Link` the next and previous pages.',
+        security: [{ bearerAuth: [] }],
+        'x-required-scopes': [SCOPE_TABLE[operation]],
+        'x-stability': stabilityOf(operation),
+        // No live "Try it out" on the reference page (the answer holds other customers' orders).
+        'x-readme': { 'explorer-enabled': false },
+        querystring: {
+          type: 'object',
+          properties: {
+            complete: { type: 'boolean', description: 'Only fulfilled (true) or open (false) orders.' },
+            petId: int64Param('Only orders for this pet.'),
+            limit: {
+              type: 'integer',
+              minimum: 1,
+              maximum: MAX_PAGE_SIZE,
+              default: DEFAULT_PAGE_SIZE,
+              description: `Page size, 1..${MAX_PAGE_SIZE}.`,
+            },
+            offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Orders to skip.' },
+          },
+        },
+        response: {
+          200: {
+            type: 'array',
+            items: restOrderSchema,
+            description: 'A page of orders, newest first.',
+            headers: {
+              'X-Total-Count': { type: 'integer', description: 'Orders matching the filters, on all pages.' },
+              Link: { type: 'string', description: '`rel="next"` and `rel="prev"` pages, while they exist.' },
+              'Cache-Control': { type: 'string', description: '`no-store`: orders change and are not public.' },
+            },
+          },
+          400: error('`VALIDATION_FAILED`, naming the parameter.'),
+          401: error('`UNAUTHENTICATED`: no API key, or not a valid one.', {
+            'WWW-Authenticate': { type: 'string', description: '`Bearer`.' },
+          }),
+          403: error('`FORBIDDEN`: the key lacks the `orders:read` scope.'),
+          429: error('`RATE_LIMITED`: too many requests.', {
+            'Retry-After': { type: 'integer', description: 'Seconds to wait.' },
+          }),
+          500: error('`INTERNAL`: unexpected; the message holds a request id to quote.'),
+        },
+      },
+      // Orders change and are not public: no cache keeps them, errors included.
+      onSend: async (_request, reply, payload) => {
+        reply.header('cache-control', 'no-store');
+        return payload;
+      },
+    },
+    async (request, reply) => {
+      const { complete, limit, offset } = request.query;
+      const petId = request.query.petId === undefined ? undefined : parseId(request.query.petId, 'petId');
+      const { items, total } = await services.orders.listByOffset({ complete, petId }, { limit, offset });
+      const link = pageLinks({ complete, petId }, limit, offset, total);
+      reply.header('x-total-count', total);
+      if (link) reply.header('link', link);
+      return items.map(toRestOrder);
+    },
+  );
+}

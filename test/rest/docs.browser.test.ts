@@ -1,0 +1,65 @@
+/**
+ * The API reference page in a real browser: Debian's Chromium, headless, driven by playwright-core.
+ * Every request that leaves the machine is refused and recorded, so the page must work offline.
+ * Skipped (with a message) where /usr/bin/chromium is missing; CI installs it (.ci/run).
+ */
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium) {
+  console.warn(`Skipping the /docs browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
+}
+
+(haveChromium ? describe : describe.skip)('GET /docs in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { PETS_PATH_SUNSET_DATE: '2027-07-01T00:00:00Z' } });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows both operations, the deprecation and sunset of GET /pets/{petId}, and no try-it panel on GET /store/orders', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(base) || url.startsWith('data:')) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    await page.goto(`${base}/docs`);
+
+    const pets = page.locator('.opblock', { hasText: '/pets/{petId}' });
+    const orders = page.locator('.opblock', { hasText: '/store/orders' });
+    await pets.waitFor({ timeout: 30_000 });
+    await orders.waitFor();
+    expect(await pets.getAttribute('class')).toContain('opblock-deprecated');
+    expect(await orders.getAttribute('class')).not.toContain('opblock-deprecated');
+    expect(await page.locator('#operations-tag-Pets').count()).toBe(1);
+    expect(await page.locator('#operations-tag-Store').count()).toBe(1);
+
+    await pets.locator('.opblock-summary').click();
+    await pets.getByText('Warning: Deprecated').waitFor();
+    await pets.getByText('sunset Thu, 01 Jul 2027 00:00:00 GMT', { exact: false }).first().waitFor();
+    expect(await pets.getByRole('button', { name: 'Try it out' }).count()).toBe(1);
+
+    await orders.locator('.opblock-summary').click();
+    await orders.getByText('X-Total-Count').first().waitFor();
+    expect(await orders.getByRole('button', { name: 'Try it out' }).count()).toBe(0);
+
+    expect(outside).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { restClient, type RestClient } from '../helpers/rest';
+
+describe('HTTP errors outside the routes', () => {
+  let t: TestApp;
+  let rest: RestClient;
+  beforeAll(async () => {
+    t = await createTestApp();
+    rest = await restClient(t);
+  });
+  afterAll(() => t.close());
+
+  it.each(['/nope', '/pets', '/pets/1/orders', '/store', '/store/orders/1'])('answers an unknown path (%s) 404 NOT_FOUND', async (url) => {
+    const res = await rest.get(url);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ code: 'NOT_FOUND', message: `No route for GET ${url}`, status: 404 });
+    expect(res.headers.allow).toBeUndefined();
+  });
+
+  it('keeps the lifecycle headers off paths that only look like the deprecated one', async () => {
+    const res = await rest.get('/pets/1/orders');
+    expect(res.headers.deprecation).toBeUndefined();
+  });
+
+  it.each([
+    ['DELETE', '/healthz', 'GET, HEAD'],
+    ['POST', '/openapi.json', 'GET, HEAD'],
+    ['PUT', '/store/orders', 'GET, HEAD'],
+  ] as const)('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, url, allow) => {
+    const res = await rest.request({ method, url });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.json()).toEqual({ code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${url}`, status: 405 });
+  });
+
+  it('answers a wrong method on /graphql with 405 in the GraphQL error shape', async () => {
+    const res = await t.app.inject({ method: 'DELETE', url: '/graphql' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
+    expect(res.json()).toEqual({
+      errors: [{ message: 'DELETE is not allowed on /graphql', extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } }],
+    });
+  });
+});

@@ -1,0 +1,88 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { OpenAPIV3 } from 'openapi-types';
+import { STABILITY_LEVELS, STABILITY_TABLE } from '../../src/common/stability';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+describe('GET /openapi.json', () => {
+  let t: TestApp;
+  let doc: OpenAPIV3.Document;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { PETS_PATH_SUNSET_DATE: '2027-03-31T23:59:59Z' } });
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.json();
+  });
+  afterAll(() => t.close());
+
+  it('passes an OpenAPI 3.0 validator', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('is OpenAPI 3.0.3, version 1.0.0, with the tags Pets and Store, the Error schema and the bearer scheme', () => {
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.tags?.map((tag) => tag.name)).toEqual(['Pets', 'Store']);
+    expect(doc.components?.schemas?.Error).toMatchObject({
+      type: 'object',
+      required: ['code', 'message', 'status'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } },
+    });
+    expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents exactly the two legacy operations', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual(['/pets/{petId}', '/store/orders']);
+    expect(Object.keys(doc.paths['/pets/{petId}']!)).toEqual(['get']);
+    expect(Object.keys(doc.paths['/store/orders']!)).toEqual(['get']);
+  });
+
+  it('marks GET /pets/{petId} deprecated with the configured sunset date', () => {
+    const op = doc.paths['/pets/{petId}']!.get! as OpenAPIV3.OperationObject & Record<string, unknown>;
+    expect(op.deprecated).toBe(true);
+    expect(op.tags).toEqual(['Pets']);
+    expect(op['x-sunset']).toBe('2027-03-31T23:59:59.000Z');
+    expect(op.description).toContain('sunset Wed, 31 Mar 2027 23:59:59 GMT');
+    expect(op.parameters).toContainEqual(
+      expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64' } }),
+    );
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '404', '410', '429', '500']);
+    expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
+      expect.arrayContaining(['Deprecation', 'Sunset', 'Link', 'ETag', 'Cache-Control']),
+    );
+    expect((op.responses['410'] as OpenAPIV3.ResponseObject).content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
+  });
+
+  it('says GET /store/orders needs a bearer key with orders:read, and turns its try-it panel off', () => {
+    const op = doc.paths['/store/orders']!.get! as OpenAPIV3.OperationObject & Record<string, unknown>;
+    expect(op.tags).toEqual(['Store']);
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+    expect(op['x-required-scopes']).toEqual(['orders:read']);
+    expect(op['x-readme']).toEqual({ 'explorer-enabled': false });
+    expect(op.deprecated).toBeUndefined();
+    expect((op.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.in, p.name])).toEqual([
+      ['query', 'complete'],
+      ['query', 'petId'],
+      ['query', 'limit'],
+      ['query', 'offset'],
+    ]);
+    expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
+      expect.arrayContaining(['X-Total-Count', 'Link']),
+    );
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403']));
+  });
+
+  it('labels every operation with its stability from the table', () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item!).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`, op })),
+    );
+    expect(ops).toHaveLength(2);
+    for (const { key, op } of ops) {
+      const label = (op as Record<string, unknown>)['x-stability'];
+      expect(STABILITY_LEVELS).toContain(label);
+      expect(label).toBe(STABILITY_TABLE[key as keyof typeof STABILITY_TABLE]);
+    }
+  });
+});
