@@ -13,6 +13,8 @@
  *   --rounds N         rounds (default 3)        --duration S   seconds per timed run (default 10)
  *   --warmup S         warm-up before each run   --connections N  (default 32)
  *   --db LIST          postgres,pglite (default both)
+ *   --targets LIST     e.g. T3 (default T0,T1,T3; goals need all three)
+ *   --workloads LIST   e.g. W1,W2 (default all)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
  *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys).
@@ -47,6 +49,8 @@ interface Options {
   warmupSec: number;
   connections: number;
   dbs: DbKind[];
+  targets: TargetId[];
+  workloads: WorkloadId[];
   soakMin: number;
   countRequests: number;
   halfRate: boolean;
@@ -61,6 +65,8 @@ function parseOptions(): Options {
       warmup: { type: 'string' },
       connections: { type: 'string' },
       db: { type: 'string' },
+      targets: { type: 'string' },
+      workloads: { type: 'string' },
       soak: { type: 'string' },
     },
     allowPositionals: false,
@@ -72,8 +78,14 @@ function parseOptions(): Options {
   const num = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v));
   const dbs = (values.db ?? 'postgres,pglite').split(',').map((s) => s.trim()) as DbKind[];
   for (const d of dbs) if (d !== 'postgres' && d !== 'pglite') throw new Error(`--db: unknown database "${d}"`);
+  const list = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()) : undefined);
+  const targets = (list(values.targets) ?? TARGETS.map((t) => t.id)) as TargetId[];
+  if (!targets.includes('T3')) throw new Error('--targets: T3 is the reference and must be included');
+  const workloads = (list(values.workloads) ?? WORKLOADS.map((w) => w.id)) as WorkloadId[];
   return {
     quick,
+    targets,
+    workloads,
     rounds: num(values.rounds, quick ? 1 : 3),
     durationSec: num(values.duration, quick ? 1 : 10),
     warmupSec: num(values.warmup, quick ? 0.25 : 3),
@@ -373,16 +385,17 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
   const headers: Record<string, string> = apiKey.key ? { authorization: `Bearer ${apiKey.key}` } : {};
   // Per-key rate limits (issue 5) would measure the limiter, not the gateway: raised for the bench.
   const extraEnv = { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_MS: '1000' };
-  log(`${db}: starting ${TARGETS.map((t) => t.id).join(', ')}`);
+  log(`${db}: starting ${o.targets.join(', ')}`);
   const targets: Target[] = [];
   try {
     const started = Date.now();
-    const results = await Promise.allSettled(TARGETS.map((t) => startTarget(t.id, db, dbEnvFor(t.id), t.id === 'T3' ? extraEnv : {})));
+    const chosen = TARGETS.filter((t) => o.targets.includes(t.id));
+    const results = await Promise.allSettled(chosen.map((t) => startTarget(t.id, db, dbEnvFor(t.id), t.id === 'T3' ? extraEnv : {})));
     for (const r of results) if (r.status === 'fulfilled') targets.push(r.value);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
     log(`${db}: targets up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const workloads = WORKLOADS.filter((w) => db === 'postgres' || w.onPglite);
+    const workloads = WORKLOADS.filter((w) => o.workloads.includes(w.id) && (db === 'postgres' || w.onPglite));
     const w4Before = db === 'postgres' && pgUrl && workloads.some((w) => w.id === 'W4') ? await snapshotW4(pgUrl) : null;
     let w4Responses = 0;
 
@@ -630,7 +643,7 @@ async function main(): Promise<void> {
       // PGlite is single-process: each target gets its own copy of the seeded directory.
       const key = createApiKey({ PGLITE_DATA_DIR: pgliteSeed });
       const dirs = Object.fromEntries(
-        TARGETS.map((t) => {
+        TARGETS.filter((t) => o.targets.includes(t.id)).map((t) => {
           const dir = path.join(tmp, `pglite-${t.id}`);
           fs.cpSync(pgliteSeed, dir, { recursive: true });
           return [t.id, dir];
