@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import {
+  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import {
@@ -28,7 +29,9 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
     formatError,
     introspection: config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
-    plugins: [errorReportingPlugin(), landingPage],
+    // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
+    // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
+    plugins: [errorReportingPlugin(), landingPage, ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
   return apollo;
