@@ -24,9 +24,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from 'pg';
 import { projectRoot } from '../src/config';
 import { runLoad, type LoadResult } from './load';
+import { checkOversell, snapshotW4 } from './oversell';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
 import {
@@ -113,6 +113,8 @@ interface RunRecord {
   requests: number;
   non2xx: number;
   errors: number;
+  /** 2xx answers during the warm-up before this run (W4: orders placed there too). */
+  warmupOk: number;
   cpuMsPerReq: number;
   peakRssMb: number;
   /** Statements per request seen during the timed run (cross-check of the counting pass). */
@@ -292,8 +294,10 @@ async function measure(
   headers: Record<string, string>,
   overallRate?: number,
 ): Promise<RunRecord> {
-  const base = { url: target.url, workload, data: DATA, connections: o.connections, headers, overallRate };
-  if (o.warmupSec > 0) await runLoad({ ...base, durationSec: o.warmupSec });
+  // The issue fixes W4 at 32 connections; the read workloads follow --connections.
+  const connections = workload === 'W4' ? 32 : o.connections;
+  const base = { url: target.url, workload, data: DATA, connections, headers, overallRate };
+  const warmup = o.warmupSec > 0 ? await runLoad({ ...base, durationSec: o.warmupSec }) : null;
   target.resetPeak();
   const before = await target.stats();
   const r: LoadResult = await runLoad({ ...base, durationSec: o.durationSec });
@@ -311,6 +315,7 @@ async function measure(
     requests: r.requests,
     non2xx: r.non2xx,
     errors: r.errors,
+    warmupOk: warmup?.ok ?? 0,
     cpuMsPerReq: (after.cpuMicros - before.cpuMicros) / 1000 / Math.max(1, r.requests),
     peakRssMb: target.peakRssMb(),
     sqlPerReqInRun: (after.statements - before.statements) / Math.max(1, r.requests),
@@ -336,48 +341,6 @@ interface DbOutcome {
   oversell?: Record<string, unknown>;
   soak?: Record<string, unknown>;
   apiKeyNote: string;
-}
-
-async function snapshotW4(url: string) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ max: string | null }>('SELECT max(id)::text AS max FROM orders');
-    const stock = await c.query<{ pet_id: string; quantity: number }>(
-      'SELECT pet_id::text, quantity FROM inventory_items WHERE pet_id <= $1',
-      [DATA.w4Pets],
-    );
-    return { maxOrderId: rows[0]?.max ?? '0', stock: new Map(stock.rows.map((r) => [r.pet_id, r.quantity])) };
-  } finally {
-    await c.end();
-  }
-}
-
-async function checkOversell(url: string, before: Awaited<ReturnType<typeof snapshotW4>>, responses: number) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ pet_id: string; quantity: number; ordered: string; orders: string }>(
-      `SELECT i.pet_id::text, i.quantity, COALESCE(SUM(o.quantity), 0)::text AS ordered, count(o.id)::text AS orders
-       FROM inventory_items i LEFT JOIN orders o ON o.pet_id = i.pet_id AND o.id > $2
-       WHERE i.pet_id <= $1 GROUP BY i.pet_id, i.quantity`,
-      [DATA.w4Pets, before.maxOrderId],
-    );
-    const broken = rows.filter((r) => r.quantity < 0 || r.quantity + Number(r.ordered) !== before.stock.get(r.pet_id));
-    const placed = rows.reduce((n, r) => n + Number(r.orders), 0);
-    const negative = rows.filter((r) => r.quantity < 0).length;
-    return {
-      pets: rows.length,
-      ordersPlaced: placed,
-      okResponses: responses,
-      negativeStock: negative,
-      conserved: broken.length === 0,
-      ok: broken.length === 0 && negative === 0,
-      broken: broken.slice(0, 5),
-    };
-  } finally {
-    await c.end();
-  }
 }
 
 async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, string>, apiKey: { key: string | null; note: string }, o: Options, pgUrl?: string): Promise<DbOutcome> {
@@ -429,9 +392,7 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
     if (timed('W4').length) {
       for (let round = 1; round <= o.rounds; round++) {
         for (const t of rotate(targets, round - 1).filter((x) => timed('W4').includes(x.id))) {
-          const run = await measure(t, db, 'W4', round, o, headers);
-          outcome.runs.push(run);
-          // Warm-up requests place orders too; they are counted from the database, not from here.
+          outcome.runs.push(await measure(t, db, 'W4', round, o, headers));
         }
       }
     }
@@ -464,7 +425,7 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
 
     if (w4Before && pgUrl && timed('W4').length) {
       // Timed and warm-up requests: every 2xx answer of W4 runs placed (or should have placed) one order.
-      const timedOk = outcome.runs.filter((r) => r.workload === 'W4').reduce((n, r) => n + r.requests - r.non2xx, 0);
+      const timedOk = outcome.runs.filter((r) => r.workload === 'W4').reduce((n, r) => n + r.requests - r.non2xx + r.warmupOk, 0);
       outcome.oversell = await checkOversell(pgUrl, w4Before, w4Responses + timedOk);
       log(`W4 oversell check: ${JSON.stringify(outcome.oversell)}`);
     }
@@ -674,7 +635,8 @@ async function main(): Promise<void> {
   if (oversell) {
     notes.push(
       `W4 oversell check: ${oversell.ok ? 'passed' : '**FAILED**'} (${oversell.pets} pets, ${oversell.ordersPlaced} orders placed, ` +
-        `stock + ordered = initial stock: ${oversell.conserved}, negative stock: ${oversell.negativeStock})`,
+        `stock + ordered = initial stock: ${oversell.conserved}, negative stock: ${oversell.negativeStock}; ` +
+        `${oversell.okResponses} 2xx answers counted, requests in flight when a run stops add up to 32 orders per run)`,
     );
   }
   for (const x of outcomes) notes.push(`${x.apiKeyNote}`);
