@@ -389,14 +389,6 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
         }
       }
     }
-    if (timed('W4').length) {
-      for (let round = 1; round <= o.rounds; round++) {
-        for (const t of rotate(targets, round - 1).filter((x) => timed('W4').includes(x.id))) {
-          outcome.runs.push(await measure(t, db, 'W4', round, o, headers));
-        }
-      }
-    }
-
     // Tail latency at half of T0's peak rate (goal: T3's p99 <= 2 x T0's p99).
     if (o.halfRate && db === 'postgres') {
       for (const w of reads) {
@@ -405,6 +397,15 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
         const rate = median(t0Runs.map((r) => r.rps)) / 2;
         for (const t of targets.filter((x) => x.id === 'T0' || x.id === 'T3')) {
           outcome.runs.push(await measure(t, db, w.id, 1, o, headers, rate));
+        }
+      }
+    }
+
+    // W4 writes (orders, stock): after every read, so all reads see the seeded data.
+    if (timed('W4').length) {
+      for (let round = 1; round <= o.rounds; round++) {
+        for (const t of rotate(targets, round - 1).filter((x) => timed('W4').includes(x.id))) {
+          outcome.runs.push(await measure(t, db, 'W4', round, o, headers));
         }
       }
     }
