@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import {
+  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import {
@@ -38,7 +39,9 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
     allowBatchedHttpRequests: false,
     parseOptions: limits.parseOptions,
     validationRules: limits.validationRules,
-    plugins: [errorReportingPlugin(), limits.plugin, landingPage],
+    // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
+    // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
+    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
   return apollo;

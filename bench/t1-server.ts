@@ -1,0 +1,78 @@
+/**
+ * T1, the fastest Node GraphQL peer: mercurius with graphql-jit (`jit: 1`: a query is compiled on
+ * its first use and the compiled function cached) over the SAME TypeGraphQL schema, the same
+ * services, Prisma client and per-request DataLoaders as the gateway. Only the GraphQL server differs.
+ * W5 is answered by a plain Fastify route over the same PetService.
+ *
+ * Environment: the gateway's own (src/config.ts): PORT, HOST, DATABASE_URL or PGLITE_DATA_DIR, DB_POOL_SIZE.
+ */
+import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify from 'fastify';
+import mercurius from 'mercurius';
+import { loadConfig, projectRoot } from '../src/config';
+import { openDatabase } from '../src/db/open';
+import { createContext } from '../src/graphql/context';
+import { createSchema } from '../src/graphql/schema';
+import { createServices } from '../src/services';
+
+type ContextRequest = Parameters<typeof createContext>[1];
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = await openDatabase(config);
+  const services = createServices(db.prisma);
+  const schema = await createSchema();
+  const app = Fastify({ logger: false });
+
+  // Once API keys exist (issue 5), the schema's auth checker reads `caller` from the context: resolve
+  // it with the gateway's own hook, so T1 authorises exactly as T3 does.
+  const authHooks = path.join(projectRoot, 'dist', 'src', 'modules', 'auth', 'auth.hooks.js');
+  const apiKeys = (services as unknown as Record<string, unknown>).apiKeys;
+  if (fs.existsSync(authHooks) && apiKeys) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const hooks = require(authHooks) as {
+      registerCallerResolution?: (app: unknown, keys: unknown) => void;
+      registerAccessControl?: (app: unknown) => void;
+    };
+    hooks.registerCallerResolution?.(app, apiKeys);
+    hooks.registerAccessControl?.(app);
+  }
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(mercurius, {
+    schema,
+    jit: 1,
+    graphiql: false,
+    context: (request) => createContext(services, request as unknown as ContextRequest),
+  });
+  app.get('/pets/:petId', async (request, reply) => {
+    const { petId } = request.params as { petId: string };
+    reply.type('application/json; charset=utf-8');
+    if (!/^\d{1,18}$/.test(petId)) {
+      reply.code(400);
+      return `{"code":"VALIDATION_FAILED","message":"petId: must be a 64-bit integer id in decimal digits","status":400}`;
+    }
+    const pet = await services.pets.get(BigInt(petId));
+    if (!pet) {
+      reply.code(404);
+      return `{"code":"NOT_FOUND","message":"Pet ${petId} not found","status":404}`;
+    }
+    return `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`;
+  });
+
+  const close = async () => {
+    await app.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', close);
+  process.once('SIGINT', close);
+  await app.listen({ host: config.host, port: config.port });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+/**
+ * The targets, each a child process of its own so that CPU time and peak memory are per server:
+ * T0 (bench/t0-server.ts), T1 (bench/t1-server.ts) and T3, the gateway as shipped (`node
+ * dist/src/main.js`, configured only through its environment). Every target has the agent preloaded
+ * (agent.ts: statement counter, CPU time, exit with the runner).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { projectRoot } from '../src/config';
+import type { AgentReply } from './protocol';
+
+export type TargetId = 'T0' | 'T1' | 'T3';
+export type DbKind = 'postgres' | 'pglite';
+
+export const TARGETS: { id: TargetId; title: string; script: string }[] = [
+  { id: 'T0', title: 'limit: Fastify + pg, hand-written SQL', script: 'dist/bench/t0-server.js' },
+  { id: 'T1', title: 'mercurius + graphql-jit, same schema/Prisma/DataLoaders', script: 'dist/bench/t1-server.js' },
+  { id: 'T3', title: 'this gateway as shipped', script: 'dist/src/main.js' },
+];
+
+export interface Stats {
+  statements: number;
+  cpuMicros: number;
+}
+
+export interface Target {
+  id: TargetId;
+  db: DbKind;
+  url: string;
+  pid: number;
+  stats(): Promise<Stats>;
+  /** Peak resident set (VmHWM) in MiB since start or the last `resetPeak`. */
+  peakRssMb(): number;
+  /** Current resident set (VmRSS) in MiB. */
+  rssMb(): number;
+  /** Resets VmHWM (Linux clear_refs 5), so each measurement reports its own peak. */
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function startTarget(
+  id: TargetId,
+  db: DbKind,
+  dbEnv: Record<string, string>,
+  extraEnv: Record<string, string> = {},
+): Promise<Target> {
+  const spec = TARGETS.find((t) => t.id === id)!;
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', path.join(projectRoot, 'dist', 'bench', 'agent.js'), path.join(projectRoot, spec.script)],
+    {
+      cwd: projectRoot,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        // Request logging off for every target alike (pino at info writes two lines per request).
+        LOG_LEVEL: 'warn',
+        BENCH_DB_KIND: db,
+        ...dbEnv,
+        ...extraEnv,
+      },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    },
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${id} (${db}) exited with ${child.exitCode}: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${id} (${db}) did not start within 60 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  let seq = 0;
+  const pending = new Map<number, (reply: AgentReply) => void>();
+  child.on('message', (reply: AgentReply) => {
+    pending.get(reply.seq)?.(reply);
+    pending.delete(reply.seq);
+  });
+  const pid = child.pid!;
+  return {
+    id,
+    db,
+    url,
+    pid,
+    stats: () =>
+      new Promise<Stats>((resolve, reject) => {
+        const n = ++seq;
+        const timer = setTimeout(() => reject(new Error(`${id}: no stats from the agent`)), 5000);
+        pending.set(n, (r) => {
+          clearTimeout(timer);
+          resolve({ statements: r.statements, cpuMicros: r.cpuMicros });
+        });
+        child.send({ type: 'stats', seq: n });
+      }),
+    peakRssMb: () => procStatusMb(pid, 'VmHWM'),
+    rssMb: () => procStatusMb(pid, 'VmRSS'),
+    resetPeak: () => {
+      try {
+        fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      } catch {
+        // not Linux, or not allowed: the peak then covers the process's whole life
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

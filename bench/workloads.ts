@@ -1,0 +1,65 @@
+/**
+ * The workloads of issue 6. The GraphQL documents are sent byte for byte as written here; T0
+ * recognises them by their text (it parses no GraphQL), so a change here is a change to T0 too.
+ */
+
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5';
+
+export const W1_QUERY = 'query W1($id: ID!) { pet(id: $id) { id name categoryId status } }';
+
+export const W2_QUERY =
+  'query W2($first: Int!) { pets(first: $first) { edges { cursor node { id name status category { id name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
+
+export const W3_QUERY =
+  'query W3($first: Int!) { orders(first: $first) { nodes { id quantity shipDate complete pet { id name category { id name } } } pageInfo { hasNextPage endCursor } } }';
+
+export const W4_MUTATION =
+  'mutation W4($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId quantity complete } }';
+
+export const W2_PAGE = 50;
+export const W3_PAGE = 20;
+
+export interface Workload {
+  id: WorkloadId;
+  title: string;
+  /** Read workloads are interleaved in rounds; W4 writes and runs after them. */
+  writes: boolean;
+  /** Measured on PGlite too (issue: W1/W2). */
+  onPglite: boolean;
+}
+
+export const WORKLOADS: Workload[] = [
+  { id: 'W1', title: 'pet(id)', writes: false, onPglite: true },
+  { id: 'W2', title: `pets(first: ${W2_PAGE}) with category and inventory`, writes: false, onPglite: true },
+  { id: 'W3', title: `orders(first: ${W3_PAGE}) with pet and its category`, writes: false, onPglite: false },
+  { id: 'W5', title: 'REST GET /pets/{id}', writes: false, onPglite: false },
+  { id: 'W4', title: 'placeOrder at 32 connections over 100 pets', writes: true, onPglite: false },
+];
+
+/** An HTTP request of a workload, as the load generator and the verifier send it. */
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+export const graphqlBody = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
+
+/**
+ * The i-th request of a workload. W1 and W5 walk over every pet, W4 over the 100 pets kept for it
+ * (ids 1..100), so no answer is served from one hot row or one cached key.
+ */
+export function requestFor(workload: WorkloadId, i: number, data: { pets: number; w4Pets: number }): RequestSpec {
+  switch (workload) {
+    case 'W1':
+      return { method: 'POST', path: '/graphql', body: graphqlBody(W1_QUERY, { id: String(1 + (i % data.pets)) }) };
+    case 'W2':
+      return { method: 'POST', path: '/graphql', body: graphqlBody(W2_QUERY, { first: W2_PAGE }) };
+    case 'W3':
+      return { method: 'POST', path: '/graphql', body: graphqlBody(W3_QUERY, { first: W3_PAGE }) };
+    case 'W4':
+      return { method: 'POST', path: '/graphql', body: graphqlBody(W4_MUTATION, { petId: String(1 + (i % data.w4Pets)) }) };
+    case 'W5':
+      return { method: 'GET', path: `/pets/${1 + (i % data.pets)}` };
+  }
+}
