@@ -1,6 +1,6 @@
 /**
- * `npm run apikey` against the embedded database: its output contract, and its refusal to open a
- * data directory that a running server holds (PGlite is single-process).
+ * `npm run apikey` against the embedded database: its output contract, and, beside a running server
+ * (PGlite is single-process), going through that server instead of opening the data directory.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,15 +31,30 @@ describe('the API-key CLI on the embedded database', () => {
     const server = await startServerProcess(env);
     try {
       expect((await ask(server.url)).status).toBe(200);
-      // Beside the running server the CLI refuses, clearly, and changes nothing.
-      const refused = await runApiKeyCli(['revoke', '1'], env);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/in use by another process/);
-      expect((await ask(server.url)).status).toBe(200);
+      // Beside the running server the CLI goes through it: the revocation applies at once.
+      const revoked = await runApiKeyCli(['revoke', '1'], env);
+      expect(revoked.code).toBe(0);
+      expect(revoked.stdout).toMatch(/^revoked: 1\tops.*REVOKED/m);
+      expect((await ask(server.url)).status).toBe(401);
+      // A new key created beside the running server works on it straight away.
+      const second = await runApiKeyCli(['create', '--name', 'beside', '--scopes', 'orders:read'], env);
+      expect(second.code).toBe(0);
+      const secondKey = second.stdout.trim().split('\n').at(-1)!;
+      const ok = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secondKey}` },
+        body: JSON.stringify({ query: '{ orders { totalCount } }' }),
+      });
+      expect(ok.status).toBe(200);
+      // Errors come back as the CLI's own would.
+      const unknown = await runApiKeyCli(['revoke', '999'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/API key 999 does not exist/);
     } finally {
       await server.stop();
     }
-    expect((await runApiKeyCli(['revoke', '1'], env)).stdout).toMatch(/^revoked: 1\tops.*REVOKED/m);
+    // Stopped: the CLI opens the database itself, and the server started again still refuses the key.
+    expect((await runApiKeyCli(['list'], env)).stdout).toMatch(/^1\tops.*REVOKED/m);
     const again = await startServerProcess(env);
     try {
       expect((await ask(again.url)).status).toBe(401);

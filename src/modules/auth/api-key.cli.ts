@@ -5,16 +5,21 @@
  *   list                              id, name, key prefix, scopes, created, last used, revoked
  *   revoke ID                         takes effect on the next request, in every running server
  *
- * On the embedded database it takes the data-directory lock like a server does, so beside a running
- * server it stops with a clear message instead of corrupting the data (src/db/database.ts).
+ * On the embedded database it takes the data-directory lock like a server does; when a running server
+ * holds it, the command goes through that server's local admin socket instead (api-key.socket.ts),
+ * so the data is never opened twice and a revocation applies at once. With no server and no lock,
+ * it opens the database itself.
  */
 import 'reflect-metadata';
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config';
+import { DatabaseInUseError } from '../../db/database';
 import { openDatabase } from '../../db/open';
 import { AppError } from '../../errors/app-error';
-import { parseId } from '../../common/ids';
-import { ApiKeyService, type ApiKeyInfo } from './api-key.service';
+import { runApiKeyCommand, type ApiKeyCommand } from './api-key.commands';
+import { ApiKeyService } from './api-key.service';
+import { AdminSocketError, adminSocketPath, sendToAdminSocket } from './api-key.socket';
 import { SCOPES } from './scopes';
 
 const USAGE = `usage: npm run apikey -- create --name NAME --scopes SCOPE[,SCOPE...]
@@ -24,18 +29,7 @@ scopes: ${SCOPES.join(', ')}`;
 
 class UsageError extends Error {}
 
-const describe = (k: ApiKeyInfo) =>
-  [
-    k.id.toString(),
-    k.name,
-    `${k.prefix}...`,
-    k.scopes.join(','),
-    `created ${k.createdAt.toISOString()}`,
-    `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`,
-    k.revokedAt ? `REVOKED ${k.revokedAt.toISOString()}` : 'active',
-  ].join('\t');
-
-async function run(argv: string[]): Promise<void> {
+function parse(argv: string[]): ApiKeyCommand {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -43,28 +37,40 @@ async function run(argv: string[]): Promise<void> {
   });
   const [command, ...rest] = positionals;
   if (values.help || !command) throw new UsageError(USAGE);
-  if (!['create', 'list', 'revoke'].includes(command)) throw new UsageError(`unknown command "${command}"\n${USAGE}`);
-  if (command === 'create' && (!values.name || !values.scopes)) throw new UsageError(`create needs --name and --scopes\n${USAGE}`);
-  if (command === 'revoke' && rest.length !== 1) throw new UsageError(`revoke needs one key id\n${USAGE}`);
+  switch (command) {
+    case 'create':
+      if (!values.name || !values.scopes) throw new UsageError(`create needs --name and --scopes\n${USAGE}`);
+      return {
+        command,
+        name: values.name,
+        scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+      };
+    case 'list':
+      return { command };
+    case 'revoke':
+      if (rest.length !== 1) throw new UsageError(`revoke needs one key id\n${USAGE}`);
+      return { command, id: rest[0]! };
+    default:
+      throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
 
+async function run(argv: string[]): Promise<void> {
+  const cmd = parse(argv);
   const config = loadConfig();
-  const db = await openDatabase(config);
+  let db;
   try {
-    const keys = new ApiKeyService(db.prisma);
-    if (command === 'create') {
-      const scopes = values.scopes!.split(',').map((s) => s.trim()).filter(Boolean);
-      const { key, info } = await keys.create({ name: values.name!, scopes });
-      console.log(`created API key ${info.id} "${info.name}" with scopes ${info.scopes.join(', ')}`);
-      console.log('store it now: it is shown only this once (the database keeps only its hash)');
-      console.log(key);
-    } else if (command === 'list') {
-      const all = await keys.list();
-      if (all.length === 0) console.log('no API keys');
-      for (const k of all) console.log(describe(k));
-    } else {
-      const info = await keys.revoke(parseId(rest[0], 'ID'));
-      console.log(`revoked: ${describe(info)}`);
+    db = await openDatabase(config);
+  } catch (error) {
+    const socket = config.database.kind === 'pglite' && config.database.dataDir && adminSocketPath(config.database.dataDir);
+    if (error instanceof DatabaseInUseError && socket && fs.existsSync(socket)) {
+      for (const line of await sendToAdminSocket(socket, cmd)) console.log(line);
+      return;
     }
+    throw error;
+  }
+  try {
+    for (const line of await runApiKeyCommand(new ApiKeyService(db.prisma), cmd)) console.log(line);
   } finally {
     await db.close();
   }
@@ -75,7 +81,8 @@ run(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof UsageError ||
     error instanceof ConfigError ||
     error instanceof AppError ||
-    (error instanceof Error && error.name === 'DatabaseInUseError');
+    error instanceof AdminSocketError ||
+    error instanceof DatabaseInUseError;
   console.error(known ? (error as Error).message : error);
   process.exit(known && error instanceof UsageError ? 2 : 1);
 });
