@@ -71,7 +71,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
   GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
   GRAPHQL_MAX_TOKENS: int(10, 100_000).default(1000),
-  GRAPHQL_MAX_COST: int(1, 10_000_000).default(5000),
+  GRAPHQL_MAX_COST: int(1, 10_000_000).default(20_000),
   RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
   RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
   REDIS_URL: z

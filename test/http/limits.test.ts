@@ -100,6 +100,14 @@ describe('GraphQL complexity limits', () => {
     await tooComplex('{ categories { nodes { pets { nodes { orders { nodes { id } } } } } } }', 'cost');
   });
 
+  it('lets the largest page with its relations through the default cost budget', async () => {
+    const fullPage =
+      '{ pets(first: 100) { edges { cursor node { id name status category { id name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
+    expect((await query(fullPage)).statusCode).toBe(200);
+    const nested = '{ categories(first: 20) { nodes { name pets(first: 20) { nodes { name inventory { quantity } } } } } }';
+    expect((await query(nested)).statusCode).toBe(200);
+  });
+
   it('lets the introspection query of Sandbox and codegen through', async () => {
     const res = await query(getIntrospectionQuery());
     expect(res.statusCode).toBe(200);
