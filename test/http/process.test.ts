@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKeyWithCli, startServerProcess } from '../helpers/server-process';
@@ -50,5 +51,41 @@ describe('the service as a process on the embedded database', () => {
     await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir, DB_POOL_SIZE: 'many' })).rejects.toThrow(
       /DB_POOL_SIZE/,
     );
+  });
+});
+
+describe('graceful shutdown', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-drain-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('lets a request that is in flight at SIGTERM finish, then exits cleanly', async () => {
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const { port } = new URL(server.url);
+    const body = JSON.stringify({ query: '{ categories { totalCount } }' });
+    // A request whose body is still arriving when the signal comes: in flight, not idle.
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    const reply = await answer;
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.text)).toEqual({ data: { categories: { totalCount: 0 } } });
+    // No second signal (that would force an immediate exit): wait for the first one to finish.
+    const code = server.child.exitCode ?? (await new Promise((resolve) => server.child.once('exit', resolve)));
+    expect(code).toBe(0);
+    const lines = server.output.map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['shutting down: finishing in-flight requests', 'stopped']));
   });
 });
