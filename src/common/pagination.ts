@@ -8,6 +8,11 @@
  * `cursor` option) page by offset or need the cursor row to still exist.
  */
 import { ValidationError } from '../errors/app-error';
+import { parseId } from './ids';
+
+// PostgreSQL text cannot hold NUL, and no stored sort key holds a control character: a cursor
+// carrying one was not made by us and must not reach the database.
+const CONTROL_CHARS = /\p{Cc}/u;
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -109,9 +114,15 @@ function decodeCursor<T>(cursor: string, sort: Sort<T>, name: string): unknown[]
   }
   return sort.keys.map((key, i) => {
     const raw = parsed[i + 1] as string;
-    if (key.type === 'string') return raw;
-    if (!/^-?\d{1,19}$/.test(raw)) throw invalid();
-    return BigInt(raw);
+    if (key.type === 'string') {
+      if (CONTROL_CHARS.test(raw)) throw invalid();
+      return raw;
+    }
+    try {
+      return parseId(raw);
+    } catch {
+      throw invalid();
+    }
   });
 }
 
