@@ -72,9 +72,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built API-key CLI (`npm run apikey -- ...` without the build step). */
-export async function runApiKeyCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'modules', 'auth', 'api-key.cli.js'), ...args], {
+/** Runs a built script (`dist/<script>`, as its npm script does after the build step). */
+export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [path.join(root, 'dist', script), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,6 +86,10 @@ export async function runApiKeyCli(args: string[], env: Record<string, string>):
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, stdout, stderr };
 }
+
+/** Runs the built API-key CLI (`npm run apikey -- ...` without the build step). */
+export const runApiKeyCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+  runScript('src/modules/auth/api-key.cli.js', args, env);
 
 /** Creates a key with the CLI and returns its Authorization header (the key is the last line). */
 export async function createApiKeyWithCli(scopes: string[], env: Record<string, string>): Promise<Record<string, string>> {

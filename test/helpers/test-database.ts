@@ -83,8 +83,11 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
       config,
       sql,
       async destroy() {
-        await db.close();
-        await pg.drop();
+        try {
+          await db.close();
+        } finally {
+          await pg.drop();
+        }
       },
     };
   }

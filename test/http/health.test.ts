@@ -35,3 +35,19 @@ describe('operational endpoints', () => {
     expect(res.body).toMatch(/sandbox/i);
   });
 });
+
+describe('readiness without a database', () => {
+  it('answers 503 once the database no longer answers, while liveness stays up', async () => {
+    const t = await createTestApp();
+    try {
+      await t.db.close();
+      const ready = await t.app.inject('/readyz');
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({ status: 'unavailable', database: t.db.kind });
+      expect((await t.app.inject('/healthz')).statusCode).toBe(200);
+    } finally {
+      await t.app.close();
+      if (t.config.kind === 'postgres') await t.destroy().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * `npm run db:migrate` and `npm run db:seed` on a new embedded database, as an operator runs them
+ * (the built scripts, in their own processes).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDatabase } from '../../src/db/database';
+import { readMigrations } from '../../src/db/migrate';
+import { runScript } from '../helpers/server-process';
+
+jest.setTimeout(120_000);
+
+describe('database scripts on the embedded database', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-scripts-'));
+  const env = { PGLITE_DATA_DIR: dataDir };
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('db:migrate applies every migration once, then reports the database up to date', async () => {
+    const names = readMigrations().map((m) => m.name);
+    const first = await runScript('src/db/migrate.cli.js', [], env);
+    expect(first).toMatchObject({ code: 0, stdout: `applied ${names.length} migration(s): ${names.join(', ')}\n` });
+    const second = await runScript('src/db/migrate.cli.js', [], env);
+    expect(second).toMatchObject({ code: 0, stdout: `database is up to date (${names.length} migration(s))\n` });
+  });
+
+  it('db:seed loads the demo catalogue through the store rules, once', async () => {
+    const seeded = await runScript('prisma/seed.js', [], env);
+    expect(seeded).toMatchObject({ code: 0, stdout: 'seeded 5 categories and 17 pets\n' });
+    expect((await runScript('prisma/seed.js', [], env)).stdout).toBe('the database already has categories; seeding skipped\n');
+
+    const db = await createDatabase({ kind: 'pglite', dataDir });
+    try {
+      expect(await db.prisma.category.count()).toBe(5);
+      expect(await db.prisma.pet.count()).toBe(17);
+      const orders = await db.prisma.order.findMany({ orderBy: { id: 'asc' } });
+      expect(orders.map((o) => o.complete)).toEqual([true, false]);
+      // The open order holds the last unit of its pet: the demo shows a pending pet.
+      const held = await db.prisma.pet.findUnique({ where: { id: orders[1]!.petId! }, include: { inventory: true } });
+      expect(held).toMatchObject({ status: 'pending', inventory: { quantity: 0 } });
+    } finally {
+      await db.close();
+    }
+  });
+});
