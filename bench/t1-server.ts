@@ -22,7 +22,7 @@ type ContextRequest = Parameters<typeof createContext>[1];
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config);
-  const services = createServices(db.prisma);
+  const services = createServices(db);
   const schema = await createSchema();
   const app = Fastify({ logger: false });
 

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
       console.log('the database already has categories; seeding skipped');
       return;
     }
-    const services = createServices(db.prisma);
+    const services = createServices(db);
     let pets = 0;
     for (const [name, { description, pets: list }] of Object.entries(CATALOGUE)) {
       const category = await services.categories.create({ name, description });

@@ -62,7 +62,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   // Before any route: @fastify/swagger collects routes as they are added.
   await registerOpenApi(app);
 
-  const services = createServices(db.prisma);
+  const services = createServices(db);
   if (config.securityHeaders) {
     // helmet's defaults (CSP default-src 'self', nosniff, HSTS, frame-ancestors 'none', ...); the
     // Sandbox page at GET /graphql brings its own nonce-based CSP instead (see the route below).

@@ -1,8 +1,9 @@
 /**
- * The service layer: the only code that talks to Prisma, and the one home of every business rule.
- * GraphQL resolvers and REST routes both call these.
+ * The service layer: the only code that talks to the database (Prisma for writes and transactions,
+ * the SQL reader for reads), and the one home of every business rule. GraphQL resolvers and REST
+ * routes both call these.
  */
-import type { PrismaClient } from './generated/prisma/client';
+import type { Database } from './db/database';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { CategoryService } from './modules/categories/category.service';
 import { InventoryService } from './modules/inventory/inventory.service';
@@ -17,12 +18,12 @@ export interface Services {
   apiKeys: ApiKeyService;
 }
 
-export function createServices(prisma: PrismaClient): Services {
+export function createServices({ prisma, sql }: Pick<Database, 'prisma' | 'sql'>): Services {
   return {
-    categories: new CategoryService(prisma),
-    pets: new PetService(prisma),
-    orders: new OrderService(prisma),
-    inventory: new InventoryService(prisma),
+    categories: new CategoryService(prisma, sql),
+    pets: new PetService(prisma, sql),
+    orders: new OrderService(prisma, sql),
+    inventory: new InventoryService(prisma, sql),
     apiKeys: new ApiKeyService(prisma),
   };
 }

@@ -1,22 +1,23 @@
 /**
  * Pages of a child list for many parents at once (Category.pets, Pet.orders): one SQL statement
  * whatever the number of parents, using row_number() per parent to take `first + 1` rows each.
- * Prisma's nested `take` cannot do this in one bounded query, hence raw SQL here, built only from
- * constant identifiers and bound parameters.
+ * Prisma's nested `take` cannot do this in one bounded query, hence SQL here (on the SQL reader,
+ * src/db/database.ts), built only from constant identifiers and bound parameters.
  */
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
+import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
 import { buildPage, pageWindow, type Page, type PageArgs, type Sort } from './pagination';
 
 export interface NestedPageQuery<T extends { id: bigint }> {
-  prisma: PrismaClient;
+  sql: SqlReader;
   table: string;
   parentColumn: string;
   /** SELECT list mapping columns to the model's field names, e.g. `category_id AS "categoryId"`. */
   select: string;
   /** Extra conditions (already parameterised). */
   conditions: Prisma.Sql[];
-  sort: Sort<T> & { keys: [{ field: 'id'; direction: 'asc' | 'desc'; type: 'bigint' }] };
+  sort: Sort<T> & { keys: [{ field: 'id'; column: 'id'; direction: 'asc' | 'desc'; type: 'bigint' }] };
   parentOf: (row: T) => bigint;
   parentIds: bigint[];
   args: Pick<PageArgs, 'first' | 'after'>;
@@ -28,19 +29,19 @@ export async function loadNestedPages<T extends { id: bigint }>(q: NestedPageQue
   const window = pageWindow(q.args, q.sort);
   if (!window.forward) throw new ValidationError('nested lists page forward only (first/after)');
   const direction = q.sort.keys[0].direction === 'asc' ? Prisma.raw('ASC') : Prisma.raw('DESC');
-  const conditions = [Prisma.sql`${Prisma.raw(q.parentColumn)} IN (${Prisma.join(q.parentIds)})`, ...q.conditions];
+  const conditions = [Prisma.sql`${Prisma.raw(q.parentColumn)} = ANY(${q.parentIds}::bigint[])`, ...q.conditions];
   if (window.cursor) {
     const op = q.sort.keys[0].direction === 'asc' ? Prisma.raw('>') : Prisma.raw('<');
     conditions.push(Prisma.sql`id ${op} ${window.cursor[0] as bigint}`);
   }
-  const rows = await q.prisma.$queryRaw<(T & { __rn: bigint })[]>`
+  const rows = await q.sql.query<T & { __rn: bigint }>(Prisma.sql`
     SELECT * FROM (
       SELECT ${Prisma.raw(q.select)},
              row_number() OVER (PARTITION BY ${Prisma.raw(q.parentColumn)} ORDER BY id ${direction}) AS "__rn"
       FROM ${Prisma.raw(q.table)}
       WHERE ${Prisma.join(conditions, ' AND ')}
     ) ranked
-    WHERE "__rn" <= ${window.limit + 1}`;
+    WHERE "__rn" <= ${window.limit + 1}`);
   const byParent = new Map<string, T[]>();
   for (const { __rn: _rank, ...row } of rows) {
     const key = q.parentOf(row as unknown as T).toString();
@@ -61,16 +62,16 @@ export async function loadNestedPages<T extends { id: bigint }>(q: NestedPageQue
 
 /** `parent -> number of rows` for many parents in one statement. */
 export async function countByParent(
-  prisma: PrismaClient,
+  sql: SqlReader,
   table: string,
   parentColumn: string,
   parentIds: readonly bigint[],
   conditions: Prisma.Sql[],
 ): Promise<Map<string, number>> {
-  const where = [Prisma.sql`${Prisma.raw(parentColumn)} IN (${Prisma.join(parentIds)})`, ...conditions];
-  const rows = await prisma.$queryRaw<{ parent: bigint; n: number }[]>`
+  const where = [Prisma.sql`${Prisma.raw(parentColumn)} = ANY(${[...parentIds]}::bigint[])`, ...conditions];
+  const rows = await sql.query<{ parent: bigint; n: number }>(Prisma.sql`
     SELECT ${Prisma.raw(parentColumn)} AS parent, count(*)::int AS n
     FROM ${Prisma.raw(table)} WHERE ${Prisma.join(where, ' AND ')}
-    GROUP BY ${Prisma.raw(parentColumn)}`;
+    GROUP BY ${Prisma.raw(parentColumn)}`);
   return new Map(rows.map((r) => [r.parent.toString(), Number(r.n)]));
 }

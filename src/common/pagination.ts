@@ -7,6 +7,8 @@
  * Hand-written because the libraries for this (graphql-relay's connectionFromArray, Prisma's own
  * `cursor` option) page by offset or need the cursor row to still exist.
  */
+import { Prisma } from '../generated/prisma/client';
+import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
 import { parseId } from './ids';
 
@@ -26,6 +28,8 @@ export interface PageArgs {
 
 export interface SortKey<T> {
   field: keyof T & string;
+  /** The column the field is read from (a constant, written into the SQL). */
+  column: string;
   direction: 'asc' | 'desc';
   type: 'bigint' | 'string';
 }
@@ -127,29 +131,33 @@ function decodeCursor<T>(cursor: string, sort: Sort<T>, name: string): unknown[]
 }
 
 /**
- * The Prisma `where` that selects rows strictly after (forward) or before (backward) the cursor:
- * `(k1 > v1) OR (k1 = v1 AND k2 > v2) ...`, with each comparison turned by its key's direction.
+ * The condition that selects rows strictly after (forward) or before (backward) the cursor:
+ * `(k1 > v1) OR (k1 = v1 AND k2 > v2) ...`, each comparison turned by its key's direction.
  */
-export function keysetWhere<T>(sort: Sort<T>, window: PageWindow): Record<string, unknown> | undefined {
+function keysetCondition<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql | null {
   const values = window.cursor;
-  if (!values) return undefined;
+  if (!values) return null;
   const ors = sort.keys.map((key, i) => {
-    const clause: Record<string, unknown> = {};
-    for (let j = 0; j < i; j++) clause[sort.keys[j]!.field] = values[j];
-    const ascending = key.direction === 'asc';
-    clause[key.field] = { [ascending === window.forward ? 'gt' : 'lt']: values[i] };
-    return clause;
+    const parts = sort.keys.slice(0, i).map((k, j) => Prisma.sql`${Prisma.raw(k.column)} = ${values[j]}`);
+    const op = (key.direction === 'asc') === window.forward ? '>' : '<';
+    parts.push(Prisma.sql`${Prisma.raw(key.column)} ${Prisma.raw(op)} ${values[i]}`);
+    return Prisma.sql`(${Prisma.join(parts, ' AND ')})`;
   });
-  return { OR: ors };
+  return Prisma.sql`(${Prisma.join(ors, ' OR ')})`;
 }
 
-/** Prisma `orderBy` for the window: the sort itself going forward, reversed going backward. */
-export function keysetOrderBy<T>(sort: Sort<T>, window: PageWindow): Record<string, 'asc' | 'desc'>[] {
-  return sort.keys.map((k) => {
-    const direction = window.forward ? k.direction : k.direction === 'asc' ? 'desc' : 'asc';
-    return { [k.field]: direction } as Record<string, 'asc' | 'desc'>;
-  });
+/** ORDER BY for the window: the sort itself going forward, reversed going backward. */
+function keysetOrderBy<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql {
+  return Prisma.raw(
+    sort.keys
+      .map((k) => `${k.column} ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`)
+      .join(', '),
+  );
 }
+
+/** `WHERE c1 AND c2 ...`, or nothing. */
+export const whereClause = (conditions: Prisma.Sql[]): Prisma.Sql =>
+  conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
 
 /**
  * Builds the page from rows fetched with `take: limit + 1` in window order (the extra row only
@@ -185,20 +193,25 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
   return () => (value ??= fn());
 }
 
-/** Runs one keyset page query through a Prisma model delegate's findMany/count. */
-export async function paginate<T>(options: {
-  args: PageArgs;
-  sort: Sort<T>;
-  where: Record<string, unknown>;
-  findMany: (query: { where: Record<string, unknown>; orderBy: Record<string, 'asc' | 'desc'>[]; take: number }) => Promise<T[]>;
-  count: (query: { where: Record<string, unknown> }) => Promise<number>;
-}): Promise<Page<T>> {
-  const window = pageWindow(options.args, options.sort);
-  const seek = keysetWhere(options.sort, window);
-  const rows = await options.findMany({
-    where: seek ? { AND: [options.where, seek] } : options.where,
-    orderBy: keysetOrderBy(options.sort, window),
-    take: window.limit + 1,
-  });
-  return buildPage(rows, window, options.sort, () => options.count({ where: options.where }));
+/** A list query: `SELECT <select> FROM <from> WHERE <conditions>`, columns aliased to field names. */
+export interface ListQuery {
+  select: Prisma.Sql;
+  from: Prisma.Sql;
+  conditions: Prisma.Sql[];
+}
+
+/** Counts the rows of a list query. */
+export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'conditions'>): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`);
+  return row!.n;
+}
+
+/** Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. */
+export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs): Promise<Page<T>> {
+  const window = pageWindow(args, sort);
+  const seek = keysetCondition(sort, window);
+  const rows = await sql.query<T>(Prisma.sql`
+    SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)}
+    ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`);
+  return buildPage(rows, window, sort, () => countRows(sql, q));
 }

@@ -81,7 +81,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false, clock: options.clock });
   options.routes?.(app);
   await app.ready();
-  const services = createServices(database.db.prisma);
+  const services = createServices(database.db);
   const admin = await createApiKey({ services }, ['admin'], 'test admin');
   const defaultHeaders = options.auth === 'admin' ? admin : {};
   const gql: TestApp['gql'] = async (document, variables, headers = {}) => {

@@ -1,7 +1,7 @@
 /**
  * A database of its own for each test suite: a copy of the migrated PGlite template by default, or a
  * freshly created (and afterwards dropped) PostgreSQL database when TEST_DATABASE_URL is set.
- * Every SQL statement that Prisma sends is counted (`sql.count`) for the N+1 tests.
+ * Every SQL statement sent (by Prisma or by the SQL reader) is counted (`sql.count`) for the N+1 tests.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -40,6 +40,12 @@ function counter(): SqlCounter {
 
 const countingOptions = { log: [{ emit: 'event' as const, level: 'query' as const }] };
 
+/** Statements of the SQL reader (reads that skip Prisma Client) are counted with Prisma's. */
+const readerCounting = (sql: SqlCounter) => (text: string) => {
+  sql.count++;
+  sql.statements.push(text);
+};
+
 function attach(db: Database, sql: SqlCounter): void {
   (db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => {
     // The PGlite adapter reports an implicit COMMIT of each transaction as a statement; it sends none.
@@ -75,7 +81,7 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
   if (usingPostgres()) {
     const pg = await createPostgresDatabase();
     const config: DatabaseConfig = { kind: 'postgres', url: pg.url, poolSize: 10 };
-    const db = await createDatabase(config, { prismaOptions: countingOptions });
+    const db = await createDatabase(config, { prismaOptions: countingOptions, onReaderStatement: readerCounting(sql) });
     await migrate(db);
     attach(db, sql);
     return {
@@ -95,6 +101,7 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
   const config: DatabaseConfig = { kind: 'pglite', dataDir: options.dataDir ?? null };
   const db = await createDatabase(config, {
     prismaOptions: countingOptions,
+    onReaderStatement: readerCounting(sql),
     pgliteLoadDataDir: template && !options.dataDir ? new Blob([fs.readFileSync(template)]) : undefined,
   });
   await migrate(db);

@@ -96,6 +96,10 @@ describe('GraphQL complexity limits', () => {
     const viaVariables = 'query($n: Int) { pets(first: $n) { nodes { id category { pets(first: $n) { nodes { id } } } } } }';
     await tooComplex(viaVariables, 'cost', { n: 100 });
     expect((await query(viaVariables, { n: 2 })).statusCode).toBe(200);
+    // Verdicts are remembered per document and page sizes: the same document with other sizes is
+    // judged on those sizes, and a remembered rejection answers exactly like the first one.
+    await tooComplex(viaVariables, 'cost', { n: 100 });
+    expect((await query(viaVariables, { n: 3 })).statusCode).toBe(200);
     // Without first/last a connection counts as a default page of 20.
     await tooComplex('{ categories { nodes { pets { nodes { orders { nodes { id } } } } } } }', 'cost');
   });

@@ -47,7 +47,7 @@ describeWithPostgres('two gateway processes sharing one PostgreSQL database', ()
       startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
     ]);
     const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
-    auth = await createApiKey({ services: createServices(db.prisma) }, ['admin'], 'two processes');
+    auth = await createApiKey({ services: createServices(db) }, ['admin'], 'two processes');
     await db.close();
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Category, PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type Category, type PrismaClient } from '../../generated/prisma/client';
+import type { SqlReader } from '../../db/database';
 import { ConflictError, NotFoundError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { descriptionSchema, nameSchema, validate } from '../../common/validation';
@@ -23,28 +24,29 @@ const categoryUpdateSchema = z.object({
   description: descriptionSchema.nullish(),
 });
 
-const byId: Sort<Category> = { id: 'id', keys: [{ field: 'id', direction: 'asc', type: 'bigint' }] };
+const byId: Sort<Category> = { id: 'id', keys: [{ field: 'id', column: 'id', direction: 'asc', type: 'bigint' }] };
+
+/** The categories table's columns under the model's field names (reads on the SQL reader). */
+const CATEGORY_COLUMNS = Prisma.raw('id, name, description, created_at AS "createdAt", updated_at AS "updatedAt"');
 
 /** Categories of pets. Names are unique (case-sensitive, after trimming). */
 export class CategoryService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlReader,
+  ) {}
 
   byIds(ids: readonly bigint[]): Promise<Category[]> {
-    return this.prisma.category.findMany({ where: { id: { in: [...ids] } } });
+    return this.sql.query<Category>(Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ANY(${[...ids]}::bigint[])`);
   }
 
-  get(id: bigint): Promise<Category | null> {
-    return this.prisma.category.findUnique({ where: { id } });
+  async get(id: bigint): Promise<Category | null> {
+    const [category] = await this.sql.query<Category>(Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ${id}`);
+    return category ?? null;
   }
 
   list(args: PageArgs): Promise<Page<Category>> {
-    return paginate<Category>({
-      args,
-      sort: byId,
-      where: {},
-      findMany: (q) => this.prisma.category.findMany(q),
-      count: (q) => this.prisma.category.count(q),
-    });
+    return paginate<Category>(this.sql, { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args);
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { buildPage, keysetOrderBy, keysetWhere, pageWindow, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import type { SqlReader } from '../../db/database';
 import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
 import { lockPet, settleStatus, STORE_TX_OPTIONS } from '../pets/pet-lifecycle';
 
@@ -30,54 +31,47 @@ const filterSchema = z
   })
   .nullish();
 
-const byPetId: Sort<InventoryEntry> = { id: 'petId', keys: [{ field: 'petId', direction: 'asc', type: 'bigint' }] };
+const byPetId: Sort<InventoryEntry> = {
+  id: 'petId',
+  keys: [{ field: 'petId', column: 'i.pet_id', direction: 'asc', type: 'bigint' }],
+};
 
-const withStatus = { pet: { select: { status: true } } } as const;
-const toEntry = (row: { petId: bigint; quantity: number; pet: { status: PetStatus } }): InventoryEntry => ({
-  petId: row.petId,
-  quantity: row.quantity,
-  status: row.pet.status,
-});
+/** Stock entries with their pet's status (reads on the SQL reader). */
+const ENTRY_COLUMNS = Prisma.raw('i.pet_id AS "petId", i.quantity, p.status');
+const ENTRIES = Prisma.raw('inventory_items i JOIN pets p ON p.id = i.pet_id');
 
 export class InventoryService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlReader,
+  ) {}
 
   /** Stock rows without status (the caller knows the pet): one statement for many pets. */
   byPetIds(petIds: readonly bigint[]): Promise<{ petId: bigint; quantity: number }[]> {
-    return this.prisma.inventoryItem.findMany({
-      where: { petId: { in: [...petIds] } },
-      select: { petId: true, quantity: true },
-    });
+    return this.sql.query(Prisma.sql`
+      SELECT pet_id AS "petId", quantity FROM inventory_items WHERE pet_id = ANY(${[...petIds]}::bigint[])`);
   }
 
   async get(petId: bigint): Promise<InventoryEntry | null> {
-    const row = await this.prisma.inventoryItem.findUnique({ where: { petId }, include: withStatus });
-    return row && toEntry(row);
+    const [entry] = await this.sql.query<InventoryEntry>(Prisma.sql`
+      SELECT ${ENTRY_COLUMNS} FROM ${ENTRIES} WHERE i.pet_id = ${petId}`);
+    return entry ?? null;
   }
 
-  async list(filter: InventoryFilterInput | null | undefined, args: PageArgs): Promise<Page<InventoryEntry>> {
+  list(filter: InventoryFilterInput | null | undefined, args: PageArgs): Promise<Page<InventoryEntry>> {
     const f = validate(filterSchema, filter);
-    const where: Prisma.InventoryItemWhereInput = {
-      ...(f?.status && { pet: { status: f.status } }),
-      ...(f?.quantityBelow != null && { quantity: { lt: f.quantityBelow } }),
-    };
-    const window = pageWindow(args, byPetId);
-    const seek = keysetWhere(byPetId, window);
-    const rows = await this.prisma.inventoryItem.findMany({
-      where: seek ? { AND: [where, seek] } : where,
-      orderBy: keysetOrderBy(byPetId, window),
-      take: window.limit + 1,
-      include: withStatus,
-    });
-    return buildPage(rows.map(toEntry), window, byPetId, () => this.prisma.inventoryItem.count({ where }));
+    const conditions: Prisma.Sql[] = [];
+    if (f?.status) conditions.push(Prisma.sql`p.status = ${f.status}::"PetStatus"`);
+    if (f?.quantityBelow != null) conditions.push(Prisma.sql`i.quantity < ${f.quantityBelow}`);
+    return paginate<InventoryEntry>(this.sql, { select: ENTRY_COLUMNS, from: ENTRIES, conditions }, byPetId, args);
   }
 
   /** Total stock per pet status; every status is present, 0 when no pet has it. */
   async summary(): Promise<{ status: PetStatus; quantity: number }[]> {
-    const rows = await this.prisma.$queryRaw<{ status: PetStatus; quantity: bigint }[]>`
+    const rows = await this.sql.query<{ status: PetStatus; quantity: bigint }>(Prisma.sql`
       SELECT p.status AS status, COALESCE(SUM(i.quantity), 0)::bigint AS quantity
       FROM pets p JOIN inventory_items i ON i.pet_id = p.id
-      GROUP BY p.status`;
+      GROUP BY p.status`);
     const totals = new Map(rows.map((r) => [r.status, Number(r.quantity)]));
     return PET_STATUSES.map((status) => ({ status, quantity: totals.get(status) ?? 0 }));
   }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { Prisma, type Order, type PrismaClient } from '../../generated/prisma/client';
 import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { MAX_PAGE_SIZE, paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
 import { claimKey, deleteExpiredKeys, fingerprint, idempotencyKeySchema, recordKey } from './idempotency';
@@ -34,10 +35,10 @@ const newOrderSchema = z.object({
   shipDate: z.date({ error: 'must be a valid date-time' }).nullish(),
 });
 
-/** Order columns under the model's field names, for statements that RETURN an order. */
-const ORDER_COLUMNS = Prisma.raw(
-  'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete, created_at AS "createdAt", updated_at AS "updatedAt"',
-);
+/** Order columns under the model's field names, for reads and for statements that RETURN an order. */
+const ORDER_COLUMNS_TEXT =
+  'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete, created_at AS "createdAt", updated_at AS "updatedAt"';
+const ORDER_COLUMNS = Prisma.raw(ORDER_COLUMNS_TEXT);
 
 /** Expired idempotency keys are deleted at most this often per process (they are ignored anyway). */
 const KEY_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -58,8 +59,8 @@ export interface OffsetPage<T> {
 /** Orders are listed newest first. */
 const newestFirst = {
   id: 'id-desc',
-  keys: [{ field: 'id', direction: 'desc', type: 'bigint' }],
-} as Sort<Order> & { keys: [{ field: 'id'; direction: 'desc'; type: 'bigint' }] };
+  keys: [{ field: 'id', column: 'id', direction: 'desc', type: 'bigint' }],
+} as Sort<Order> & { keys: [{ field: 'id'; column: 'id'; direction: 'desc'; type: 'bigint' }] };
 
 /**
  * Store orders. Placing, completing and cancelling each run in one transaction under the pet's row
@@ -69,7 +70,10 @@ const newestFirst = {
 export class OrderService {
   private lastKeyCleanup = 0;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlReader,
+  ) {}
 
   /**
    * placeOrder: takes `quantity` (1..100) out of the pet's stock and opens an order. The stock check
@@ -175,28 +179,23 @@ export class OrderService {
     }
   }
 
-  get(id: bigint): Promise<Order | null> {
-    return this.prisma.order.findUnique({ where: { id } });
+  async get(id: bigint): Promise<Order | null> {
+    const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ${id}`);
+    return order ?? null;
   }
 
-  /** The one place a list filter becomes a `where` (cursor pages and offset pages alike). */
-  private where(filter: OrderFilterInput | null | undefined): Prisma.OrderWhereInput {
+  /** The one place a list filter becomes SQL (cursor pages and offset pages alike). */
+  private query(filter: OrderFilterInput | null | undefined): ListQuery {
     const f = validate(filterSchema, filter);
-    return {
-      ...(f?.complete != null && { complete: f.complete }),
-      ...(f?.petId != null && { petId: f.petId }),
-    };
+    const conditions: Prisma.Sql[] = [];
+    if (f?.complete != null) conditions.push(Prisma.sql`complete = ${f.complete}`);
+    if (f?.petId != null) conditions.push(Prisma.sql`pet_id = ${f.petId}`);
+    return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
   }
 
   /** Orders, newest first, by cursor (GraphQL `orders`). */
   list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
-    return paginate<Order>({
-      args,
-      sort: newestFirst,
-      where: this.where(filter) as Record<string, unknown>,
-      findMany: (q) => this.prisma.order.findMany(q as Prisma.OrderFindManyArgs),
-      count: (q) => this.prisma.order.count(q as Prisma.OrderCountArgs),
-    });
+    return paginate<Order>(this.sql, this.query(filter), newestFirst, args);
   }
 
   /**
@@ -207,16 +206,13 @@ export class OrderService {
     filter: OrderFilterInput | null | undefined,
     page: { limit: number; offset: number },
   ): Promise<OffsetPage<Order>> {
-    const where = this.where(filter);
+    const q = this.query(filter);
     const { limit, offset } = validate(offsetPageSchema, page);
     const [items, total] = await Promise.all([
-      this.prisma.order.findMany({
-        where,
-        orderBy: newestFirst.keys.map((k) => ({ [k.field]: k.direction })),
-        skip: offset,
-        take: limit,
-      }),
-      this.prisma.order.count({ where }),
+      this.sql.query<Order>(Prisma.sql`
+        SELECT ${q.select} FROM ${q.from} ${whereClause(q.conditions)}
+        ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`),
+      countRows(this.sql, q),
     ]);
     return { items, total };
   }
@@ -228,11 +224,10 @@ export class OrderService {
     countFor: (petId: bigint) => Promise<number>,
   ): Promise<Map<string, Page<Order>>> {
     return loadNestedPages<Order>({
-      prisma: this.prisma,
+      sql: this.sql,
       table: 'orders',
       parentColumn: 'pet_id',
-      select:
-        'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete, created_at AS "createdAt", updated_at AS "updatedAt"',
+      select: ORDER_COLUMNS_TEXT,
       conditions: [],
       sort: newestFirst,
       parentOf: (order) => order.petId!,
@@ -243,7 +238,7 @@ export class OrderService {
   }
 
   countByPet(petIds: readonly bigint[]): Promise<Map<string, number>> {
-    return countByParent(this.prisma, 'orders', 'pet_id', petIds, []);
+    return countByParent(this.sql, 'orders', 'pet_id', petIds, []);
   }
 }
 

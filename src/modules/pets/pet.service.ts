@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-
 import { constraintViolation } from '../../errors/database-errors';
 import { nameSchema, searchSchema, validate } from '../../common/validation';
 import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
 import { checkInitialStatus, checkManualMove, lockPet, STORE_TX_OPTIONS } from './pet-lifecycle';
@@ -50,29 +51,36 @@ function sortFor(order: PetOrderInput | null | undefined): Sort<Pet> {
     return {
       id: `name-${direction}`,
       keys: [
-        { field: 'name', direction, type: 'string' },
-        { field: 'id', direction, type: 'bigint' },
+        { field: 'name', column: 'name', direction, type: 'string' },
+        { field: 'id', column: 'id', direction, type: 'bigint' },
       ],
     };
   }
-  return { id: `id-${direction}`, keys: [{ field: 'id', direction, type: 'bigint' }] };
+  return { id: `id-${direction}`, keys: [{ field: 'id', column: 'id', direction, type: 'bigint' }] };
 }
 
-const byIdAsc = sortFor(null) as Sort<Pet> & { keys: [{ field: 'id'; direction: 'asc'; type: 'bigint' }] };
+const byIdAsc = sortFor(null) as Sort<Pet> & { keys: [{ field: 'id'; column: 'id'; direction: 'asc'; type: 'bigint' }] };
+
+/** The pets table's columns under the model's field names (reads on the SQL reader). */
+const PET_COLUMNS = 'id, name, category_id AS "categoryId", status, created_at AS "createdAt", updated_at AS "updatedAt"';
 
 /** `%`, `_` and `\` are LIKE wildcards; a search for them means the characters themselves. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** Pets: the catalogue. Every pet has exactly one inventory entry, created with it at quantity 0. */
 export class PetService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlReader,
+  ) {}
 
   byIds(ids: readonly bigint[]): Promise<Pet[]> {
-    return this.prisma.pet.findMany({ where: { id: { in: [...ids] } } });
+    return this.sql.query<Pet>(Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ANY(${[...ids]}::bigint[])`);
   }
 
-  get(id: bigint): Promise<Pet | null> {
-    return this.prisma.pet.findUnique({ where: { id } });
+  async get(id: bigint): Promise<Pet | null> {
+    const [pet] = await this.sql.query<Pet>(Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ${id}`);
+    return pet ?? null;
   }
 
   /** Like `get`, but a missing pet is NOT_FOUND. */
@@ -83,20 +91,8 @@ export class PetService {
   }
 
   list(filter: PetFilterInput | null | undefined, order: PetOrderInput | null | undefined, args: PageArgs): Promise<Page<Pet>> {
-    const f = validate(filterSchema, filter);
-    const where: Prisma.PetWhereInput = {
-      ...(f?.status && { status: f.status }),
-      ...(f?.categoryId != null && { categoryId: f.categoryId }),
-      // Prisma sends `contains` as LIKE without escaping wildcards, so the pattern is built here.
-      ...(f?.nameContains && { name: { contains: likePattern(f.nameContains).slice(1, -1), mode: 'insensitive' } }),
-    };
-    return paginate<Pet>({
-      args,
-      sort: sortFor(order),
-      where: where as Record<string, unknown>,
-      findMany: (q) => this.prisma.pet.findMany(q as Prisma.PetFindManyArgs),
-      count: (q) => this.prisma.pet.count(q as Prisma.PetCountArgs),
-    });
+    const query = { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) };
+    return paginate<Pet>(this.sql, query, sortFor(order), args);
   }
 
   /** One page of pets for each category, in one statement (Category.pets). */
@@ -107,12 +103,11 @@ export class PetService {
     countFor: (categoryId: bigint) => Promise<number>,
   ): Promise<Map<string, Page<Pet>>> {
     return loadNestedPages<Pet>({
-      prisma: this.prisma,
+      sql: this.sql,
       table: 'pets',
       parentColumn: 'category_id',
-      select:
-        'id, name, category_id AS "categoryId", status, created_at AS "createdAt", updated_at AS "updatedAt"',
-      conditions: this.sqlConditions(filter),
+      select: PET_COLUMNS,
+      conditions: this.conditions(filter),
       sort: byIdAsc,
       parentOf: (pet) => pet.categoryId,
       parentIds: categoryIds,
@@ -122,10 +117,11 @@ export class PetService {
   }
 
   countByCategory(categoryIds: readonly bigint[], filter: PetFilterInput | null | undefined): Promise<Map<string, number>> {
-    return countByParent(this.prisma, 'pets', 'category_id', categoryIds, this.sqlConditions(filter));
+    return countByParent(this.sql, 'pets', 'category_id', categoryIds, this.conditions(filter));
   }
 
-  private sqlConditions(filter: PetFilterInput | null | undefined): Prisma.Sql[] {
+  /** The one place a pet filter becomes SQL (lists, nested lists and their counts alike). */
+  private conditions(filter: PetFilterInput | null | undefined): Prisma.Sql[] {
     const f = validate(filterSchema, filter);
     const conditions: Prisma.Sql[] = [];
     if (f?.status) conditions.push(Prisma.sql`status = ${f.status}::"PetStatus"`);
