@@ -1,6 +1,7 @@
 /**
  * The database, in either of its two modes, behind one interface: a PrismaClient for the services,
- * and a raw SQL session for the migration runner (Prisma cannot run multi-statement migration files).
+ * a raw SQL session for the migration runner (Prisma cannot run multi-statement migration files),
+ * and LISTEN for notifications (the API-key cache's invalidation).
  *
  * - pglite: PostgreSQL compiled to WASM, in-process, persisted under a data directory (or in memory).
  * - postgres: a PostgreSQL server through a pg Pool shared by Prisma and the migration runner.
@@ -14,6 +15,7 @@ import { Pool } from 'pg';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client';
 import type { DatabaseConfig } from '../config';
+import { listenPglite, listenPostgres, type ListenHandlers, type Unlisten } from './listen';
 
 /** A raw SQL session: what the migration runner needs and nothing more. */
 export interface SqlSession {
@@ -32,6 +34,12 @@ export interface Database {
    * processes starting at once never apply the same migration twice.
    */
   withMigrationSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on a channel (src/db/listen.ts): `onNotify` hears every notification committed on it,
+   * `onState` whether it is being listened to (on PostgreSQL, a dedicated connection that
+   * reconnects by itself). Stopped by the returned function, or by `close`.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -79,13 +87,16 @@ async function createPgliteDatabase(
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
   };
+  const listeners = listenerSet();
   return {
     kind: 'pglite',
     prisma,
     pglite,
     // One process owns a PGlite data directory, so the session needs no lock.
     withMigrationSession: (fn) => fn(session),
+    listen: (channel, handlers) => listeners.add(listenPglite(pglite, channel, handlers)),
     async close() {
+      await listeners.stopAll();
       await prisma.$disconnect();
       await pglite.close();
       await unlock?.();
@@ -130,9 +141,11 @@ async function createPostgresDatabase(
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
+  const listeners = listenerSet();
   return {
     kind: 'postgres',
     prisma,
+    listen: (channel, handlers) => listeners.add(listenPostgres(url, channel, handlers)),
     async withMigrationSession(fn) {
       const client = await pool.connect();
       try {
@@ -153,8 +166,27 @@ async function createPostgresDatabase(
       }
     },
     async close() {
+      await listeners.stopAll();
       await prisma.$disconnect();
       await pool.end();
+    },
+  };
+}
+
+/** The subscriptions still open, so that closing the database closes them too (no leaked handles). */
+function listenerSet() {
+  const open = new Set<Unlisten>();
+  return {
+    async add(started: Promise<Unlisten>): Promise<Unlisten> {
+      const unlisten = await started;
+      const stop: Unlisten = async () => {
+        if (open.delete(stop)) await unlisten();
+      };
+      open.add(stop);
+      return stop;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all([...open].map((stop) => stop()));
     },
   };
 }
