@@ -3,6 +3,7 @@
  * GraphQL resolvers and REST routes both call these.
  */
 import type { PrismaClient } from './generated/prisma/client';
+import type { ApiKeyCache } from './modules/auth/api-key.cache';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { CategoryService } from './modules/categories/category.service';
 import { InventoryService } from './modules/inventory/inventory.service';
@@ -17,12 +18,17 @@ export interface Services {
   apiKeys: ApiKeyService;
 }
 
-export function createServices(prisma: PrismaClient): Services {
+export interface ServiceOptions {
+  /** The serving app's cache of authenticated keys (none: every key is read from the database). */
+  apiKeyCache?: ApiKeyCache;
+}
+
+export function createServices(prisma: PrismaClient, { apiKeyCache }: ServiceOptions = {}): Services {
   return {
     categories: new CategoryService(prisma),
     pets: new PetService(prisma),
     orders: new OrderService(prisma),
     inventory: new InventoryService(prisma),
-    apiKeys: new ApiKeyService(prisma),
+    apiKeys: new ApiKeyService(prisma, apiKeyCache),
   };
 }
