@@ -15,6 +15,7 @@ import { loadConfig, projectRoot } from '../src/config';
 import { openDatabase } from '../src/db/open';
 import { createContext } from '../src/graphql/context';
 import { createSchema } from '../src/graphql/schema';
+import { startApiKeyCache } from '../src/modules/auth/api-key.cache';
 import { createServices } from '../src/services';
 
 type ContextRequest = Parameters<typeof createContext>[1];
@@ -22,9 +23,12 @@ type ContextRequest = Parameters<typeof createContext>[1];
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config);
-  const services = createServices(db);
-  const schema = await createSchema();
   const app = Fastify({ logger: false });
+  // The gateway caches authenticated keys (src/modules/auth/api-key.cache.ts); so does T1, or it
+  // would pay a key read per request that T3 does not.
+  const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
+  const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
+  const schema = await createSchema();
 
   // Once API keys exist (issue 5), the schema's auth checker reads `caller` from the context: resolve
   // it with the gateway's own hook, so T1 authorises exactly as T3 does.

@@ -15,6 +15,7 @@ import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
+import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
 import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
@@ -62,7 +63,10 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   // Before any route: @fastify/swagger collects routes as they are added.
   await registerOpenApi(app);
 
-  const services = createServices(db);
+  // Authenticated keys are cached while this process LISTENs for key changes (api-key.cache.ts).
+  const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
+  if (apiKeyCache) app.addHook('onClose', apiKeyCache.stop);
+  const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
   if (config.securityHeaders) {
     // helmet's defaults (CSP default-src 'self', nosniff, HSTS, frame-ancestors 'none', ...); the
     // Sandbox page at GET /graphql brings its own nonce-based CSP instead (see the route below).

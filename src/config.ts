@@ -79,6 +79,7 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
     .optional(),
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
+  API_KEY_CACHE_TTL_MS: int(0, 86_400_000).default(60_000),
   SECURITY_HEADERS: bool.default(true),
   PETS_PATH_DEPRECATION_DATE: instant.default(new Date(PETS_PATH_DEPRECATION_DEFAULT)),
   PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
@@ -113,6 +114,11 @@ export interface Config {
     cost: number;
   };
   rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
+  /**
+   * The in-process cache of authenticated API keys (src/modules/auth/api-key.cache.ts): the longest
+   * an entry is used without reading the key again; 0 turns the cache off.
+   */
+  apiKeys: { cacheTtlMs: number };
   securityHeaders: boolean;
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
@@ -174,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisUrl: e.REDIS_URL ?? null,
       redisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
     },
+    apiKeys: { cacheTtlMs: e.API_KEY_CACHE_TTL_MS },
     securityHeaders: e.SECURITY_HEADERS,
     rest: {
       petsPath: {

@@ -4,6 +4,7 @@
  * routes both call these.
  */
 import type { Database } from './db/database';
+import type { ApiKeyCache } from './modules/auth/api-key.cache';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { CategoryService } from './modules/categories/category.service';
 import { InventoryService } from './modules/inventory/inventory.service';
@@ -18,12 +19,20 @@ export interface Services {
   apiKeys: ApiKeyService;
 }
 
-export function createServices({ prisma, sql }: Pick<Database, 'prisma' | 'sql'>): Services {
+export interface ServiceOptions {
+  /** The serving app's cache of authenticated keys (none: every key is read from the database). */
+  apiKeyCache?: ApiKeyCache;
+}
+
+export function createServices(
+  { prisma, sql }: Pick<Database, 'prisma' | 'sql'>,
+  { apiKeyCache }: ServiceOptions = {},
+): Services {
   return {
     categories: new CategoryService(prisma, sql),
     pets: new PetService(prisma, sql),
     orders: new OrderService(prisma, sql),
     inventory: new InventoryService(prisma, sql),
-    apiKeys: new ApiKeyService(prisma),
+    apiKeys: new ApiKeyService(prisma, apiKeyCache),
   };
 }

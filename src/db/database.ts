@@ -1,7 +1,8 @@
 /**
  * The database, in either of its two modes, behind one interface: a PrismaClient for the services'
- * writes and transactions, a SQL reader for their hot reads, and a raw SQL session for the migration
- * runner (Prisma cannot run multi-statement migration files).
+ * writes and transactions, a SQL reader for their hot reads, a raw SQL session for the migration
+ * runner (Prisma cannot run multi-statement migration files), and LISTEN for notifications (the
+ * API-key cache's invalidation).
  *
  * - pglite: PostgreSQL compiled to WASM, in-process, persisted under a data directory (or in memory).
  * - postgres: a PostgreSQL server through a pg Pool shared by Prisma and the migration runner.
@@ -15,6 +16,7 @@ import { Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
 import lockfile from 'proper-lockfile';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
 import type { DatabaseConfig } from '../config';
+import { listenPglite, listenPostgres, type ListenHandlers, type Unlisten } from './listen';
 
 /** A raw SQL session: what the migration runner needs and nothing more. */
 export interface SqlSession {
@@ -49,6 +51,12 @@ export interface Database {
    * processes starting at once never apply the same migration twice.
    */
   withMigrationSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on a channel (src/db/listen.ts): `onNotify` hears every notification committed on it,
+   * `onState` whether it is being listened to (on PostgreSQL, a dedicated connection that
+   * reconnects by itself). Stopped by the returned function, or by `close`.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -111,6 +119,7 @@ async function createPgliteDatabase(
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
   };
+  const listeners = listenerSet();
   return {
     kind: 'pglite',
     prisma,
@@ -118,7 +127,9 @@ async function createPgliteDatabase(
     pglite,
     // One process owns a PGlite data directory, so the session needs no lock.
     withMigrationSession: (fn) => fn(session),
+    listen: (channel, handlers) => listeners.add(listenPglite(pglite, channel, handlers)),
     async close() {
+      await listeners.stopAll();
       await prisma.$disconnect();
       await pglite.close();
       await unlock?.();
@@ -170,10 +181,12 @@ async function createPostgresDatabase(
       return result.rows as T[];
     },
   };
+  const listeners = listenerSet();
   return {
     kind: 'postgres',
     prisma,
     sql,
+    listen: (channel, handlers) => listeners.add(listenPostgres(url, channel, handlers)),
     async withMigrationSession(fn) {
       const client = await pool.connect();
       try {
@@ -194,8 +207,27 @@ async function createPostgresDatabase(
       }
     },
     async close() {
+      await listeners.stopAll();
       await prisma.$disconnect();
       await pool.end();
+    },
+  };
+}
+
+/** The subscriptions still open, so that closing the database closes them too (no leaked handles). */
+function listenerSet() {
+  const open = new Set<Unlisten>();
+  return {
+    async add(started: Promise<Unlisten>): Promise<Unlisten> {
+      const unlisten = await started;
+      const stop: Unlisten = async () => {
+        if (open.delete(stop)) await unlisten();
+      };
+      open.add(stop);
+      return stop;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all([...open].map((stop) => stop()));
     },
   };
 }

@@ -14,6 +14,13 @@ describe('configuration', () => {
     expect(config.graphql).toEqual({ landingPage: false, introspection: true });
   });
 
+  it('caches API keys for 60 s unless API_KEY_CACHE_TTL_MS says otherwise (0: no cache)', () => {
+    expect(loadConfig({}).apiKeys).toEqual({ cacheTtlMs: 60_000 });
+    expect(loadConfig({ API_KEY_CACHE_TTL_MS: '0' }).apiKeys).toEqual({ cacheTtlMs: 0 });
+    expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: '-1' })).toThrow(/API_KEY_CACHE_TTL_MS/);
+    expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: 'soon' })).toThrow(/API_KEY_CACHE_TTL_MS/);
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(ConfigError);
     try {

@@ -3,7 +3,7 @@
  *
  *   create --name NAME --scopes a,b   prints the new key alone on the last line (shown only once)
  *   list                              id, name, key prefix, scopes, created, last used, revoked
- *   revoke ID                         takes effect on the next request, in every running server
+ *   revoke ID                         every running server refuses the key moments after it commits
  *
  * On the embedded database it takes the data-directory lock like a server does; when a running server
  * holds it, the command goes through that server's local admin socket instead (api-key.socket.ts),

@@ -7,14 +7,21 @@
  * it, and a cheap hash keeps every authenticated request cheap. Lookups go by hash (a unique index)
  * and the stored hash is then compared with `crypto.timingSafeEqual`.
  *
- * No lookup is cached: every request with a key reads its row (one indexed SELECT), so a revocation
- * takes effect on the next request, in every process, without a restart.
+ * Successful authentications are cached in the process, by hash (api-key.cache.ts): a key seen
+ * valid is not read again while the process LISTENs for key changes, and for at most
+ * `API_KEY_CACHE_TTL_MS`. Unknown and revoked keys are never cached, so they read the database on
+ * every request. Every change of a key's validity or scopes (today: `revoke`) sends
+ * `pg_notify('api_key_changed', id)` in its own transaction: on commit, every process drops the
+ * key, so the revocation applies to the next request in every process within milliseconds, without
+ * a restart. A process that loses its LISTEN connection empties and bypasses its cache (every
+ * request reads its key, as with no cache) until it listens again.
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { ApiKey, PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
+import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
 import { SCOPES, type Scope } from './scopes';
 
 export const KEY_PREFIX = 'pk_';
@@ -23,7 +30,7 @@ const KEY_BYTES = 32;
 const KEY_FORMAT = /^pk_[A-Za-z0-9_-]{43}$/;
 /** How many characters of the key `list` shows (`pk_` + 9 random characters, 54 of 256 bits). */
 const SHOWN_PREFIX_LENGTH = 12;
-/** `lastUsedAt` is written at most this often per key, so authentication stays a read. */
+/** `lastUsedAt` is written at most this often per key (and process), so authentication stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Who is calling: an authenticated key (its id, name and scopes). Anonymous callers are `null`. */
@@ -64,7 +71,11 @@ const toInfo = (row: ApiKey): ApiKeyInfo => ({
 });
 
 export class ApiKeyService {
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `cache`: the serving app's (app.ts); the CLI and the admin socket only change keys and need none. */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly cache?: ApiKeyCache,
+  ) {}
 
   /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
   async create(input: { name: string; scopes: string[] }): Promise<{ key: string; info: ApiKeyInfo }> {
@@ -80,9 +91,16 @@ export class ApiKeyService {
     return (await this.prisma.apiKey.findMany({ orderBy: { id: 'asc' } })).map(toInfo);
   }
 
-  /** Revokes a key (idempotent: revoking a revoked key keeps its first revocation time). */
+  /**
+   * Revokes a key (idempotent: revoking a revoked key keeps its first revocation time). Every
+   * server process drops the key from its cache when this commits; the notification is sent even
+   * when the key was already revoked, so revoking again also flushes a key revoked by hand in SQL.
+   */
   async revoke(id: bigint): Promise<ApiKeyInfo> {
-    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    await this.prisma.$transaction([
+      this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } }),
+      notifyKeyChanged(this.prisma, id),
+    ]);
     const row = await this.prisma.apiKey.findUnique({ where: { id } });
     if (!row) throw new NotFoundError(`API key ${id} does not exist`);
     return toInfo(row);
@@ -92,20 +110,53 @@ export class ApiKeyService {
   async authenticate(key: string): Promise<Caller | null> {
     if (!KEY_FORMAT.test(key)) return null;
     const hash = hashKey(key);
+    // A hit is an exact match of the hash in a hash map. Its timing depends on the hash of the
+    // presented key, never on a stored secret (as with the index lookup below): nothing to learn.
+    const cached = this.cache?.get(hash);
+    if (cached) {
+      await this.recordUse(cached);
+      return cached.caller;
+    }
+    const version = this.cache?.version();
     const row = await this.prisma.apiKey.findUnique({ where: { keyHash: hash } });
     if (!row || row.revokedAt) return null;
     // The index lookup already matched; the constant-time comparison keeps the final decision free
     // of data-dependent timing whatever the lookup path does.
     if (!crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    const info = toInfo(row);
+    const entry: CachedKey = { caller: { keyId: info.id, name: info.name, scopes: info.scopes }, lastUsedAt: row.lastUsedAt };
+    // Not kept if a key change was heard while reading: the row may predate a revocation.
+    if (version !== undefined) this.cache?.set(version, hash, entry);
+    await this.recordUse(entry);
+    return entry.caller;
+  }
+
+  /**
+   * Writes `lastUsedAt` when the last recorded use is a period old. The entry (cached or just read)
+   * is marked first, so concurrent requests of this process send one write; the update is
+   * conditional, so concurrent processes change the row once per period.
+   */
+  private async recordUse(entry: CachedKey): Promise<void> {
     const now = Date.now();
-    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      // Conditional, so concurrent requests (and processes) write it once per period.
+    const previous = entry.lastUsedAt;
+    if (previous && now - previous.getTime() < LAST_USED_RESOLUTION_MS) return;
+    entry.lastUsedAt = new Date(now);
+    try {
       await this.prisma.apiKey.updateMany({
-        where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
+        where: { id: entry.caller.keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
         data: { lastUsedAt: new Date(now) },
       });
+    } catch (error) {
+      entry.lastUsedAt = previous;
+      throw error;
     }
-    const info = toInfo(row);
-    return { keyId: info.id, name: info.name, scopes: info.scopes };
   }
 }
+
+/**
+ * The notification of a key change, to run in the transaction that makes it: PostgreSQL delivers it
+ * on commit (never for a rollback), and every server process then drops the key from its cache.
+ * Whatever changes a key's validity or scopes must send it.
+ */
+const notifyKeyChanged = (prisma: PrismaClient, id: bigint) =>
+  prisma.$executeRaw`SELECT pg_notify(${API_KEY_CHANNEL}, ${id.toString()})`;
