@@ -6,7 +6,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import helmet from '@fastify/helmet';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
@@ -15,6 +14,7 @@ import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
+import { registerSecurityHeaders } from './http/security-headers';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
@@ -67,11 +67,9 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
   if (apiKeyCache) app.addHook('onClose', apiKeyCache.stop);
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
-  if (config.securityHeaders) {
-    // helmet's defaults (CSP default-src 'self', nosniff, HSTS, frame-ancestors 'none', ...); the
-    // Sandbox page at GET /graphql brings its own nonce-based CSP instead (see the route below).
-    await app.register(helmet, { global: true });
-  }
+  // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
+  // brings its own nonce-based CSP instead (see the route below).
+  if (config.securityHeaders) registerSecurityHeaders(app);
   // Order matters, all three run on onRequest before the body is read: who is calling, then the
   // rate limit (keyed by that caller), then 401 for a bad credential and the REST route's scope.
   registerCallerResolution(app, services.apiKeys);
@@ -95,7 +93,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     // Apollo's landing page sets a Content-Security-Policy of its own (a <meta> with per-response
     // nonces and Apollo's CDN hosts); helmet's header policy would block its scripts, so /graphql
     // goes without the CSP header while the landing page is on (its JSON answers need none).
-    ...(config.securityHeaders && config.graphql.landingPage ? { helmet: { contentSecurityPolicy: false } } : {}),
+    ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
       context: async (request) => createContext(services, request),
     }),

@@ -161,6 +161,14 @@ describe('production hardening', () => {
       expect(api.headers['x-content-type-options']).toBe('nosniff');
       expect(api.headers['content-security-policy']).toContain("default-src 'self'");
       expect(api.headers['strict-transport-security']).toBeDefined();
+      // Errors and REST answers carry them too.
+      for (const url of ['/no-such-path', '/pets/1', '/pets/not-a-number']) {
+        const res = await t.app.inject({ method: 'GET', url });
+        expect(res.statusCode).toBeGreaterThanOrEqual(400);
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+        expect(res.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+      }
       const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-security-policy']).toBeUndefined();
