@@ -62,6 +62,7 @@ const envSchema = z.object({
   DB_POOL_SIZE: int(1, 200).default(10),
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
+  GRAPHQL_JIT: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   // Limits (README, "API keys, scopes and limits").
@@ -100,7 +101,12 @@ export interface Config {
   port: number;
   logLevel: string;
   database: DatabaseConfig;
-  graphql: { landingPage: boolean; introspection: boolean };
+  graphql: {
+    landingPage: boolean;
+    introspection: boolean;
+    /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
+    jit: boolean;
+  };
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   limits: {
@@ -162,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphql: {
       landingPage: e.GRAPHQL_LANDING_PAGE ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+      jit: e.GRAPHQL_JIT,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

@@ -10,6 +10,7 @@ import {
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
+import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
 
@@ -27,7 +28,9 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
     : ApolloServerPluginLandingPageDisabled();
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
-    schema,
+    // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
+    // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
+    ...(config.graphql.jit ? { gateway: new JitGateway(schema) } : { schema }),
     formatError,
     introspection: config.graphql.introspection,
     // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.

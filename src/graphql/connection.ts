@@ -1,8 +1,10 @@
 /**
  * Relay connection types (`XxxConnection`, `XxxEdge`, `PageInfo`), generated per node type.
- * They hold a `Page` from src/common/pagination.ts as it is: `totalCount` there is a function, which
- * graphql-js's default resolver calls only when a client selects the field (hence `simpleResolvers`).
+ * They hold a `Page` from src/common/pagination.ts as it is (hence `simpleResolvers`): `totalCount`
+ * there is a function, called only when a client selects the field (see `resolveTotalCounts`).
  */
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { ClassType } from 'type-graphql';
 
@@ -28,7 +30,11 @@ export interface ConnectionShape<T> {
   totalCount: number | (() => Promise<number>);
 }
 
+/** The names of the connection types built by ConnectionType. */
+const connectionTypes = new Set<string>();
+
 export function ConnectionType<T extends object>(node: ClassType<T>, name: string): ClassType<ConnectionShape<T>> {
+  connectionTypes.add(`${name}Connection`);
   @ObjectType(`${name}Edge`, { simpleResolvers: true })
   class Edge {
     @Field(() => String, { description: 'Opaque cursor of this node.' })
@@ -53,4 +59,19 @@ export function ConnectionType<T extends object>(node: ClassType<T>, name: strin
     totalCount!: number;
   }
   return Connection;
+}
+
+const totalCountOf: GraphQLFieldResolver<ConnectionShape<unknown>, unknown> = (page) =>
+  typeof page.totalCount === 'function' ? page.totalCount() : page.totalCount;
+
+/**
+ * Gives `totalCount` of every connection a resolver that calls the page's function. graphql-js's
+ * default resolver would call it too, but graphql-jit (src/graphql/jit-gateway.ts) reads a field
+ * without a resolver as a plain property and would answer the function itself.
+ */
+export function resolveTotalCounts(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) =>
+      fieldName === 'totalCount' && connectionTypes.has(typeName) ? { ...field, resolve: totalCountOf } : field,
+  });
 }

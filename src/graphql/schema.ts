@@ -6,6 +6,7 @@ import { InventoryResolver } from '../modules/inventory/inventory.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
 import { authChecker } from './auth-checker';
+import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
 
@@ -22,5 +23,5 @@ export async function createSchema(): Promise<GraphQLSchema> {
     authChecker,
     directives: [...specifiedDirectives, stabilityDirective],
   });
-  return labelStability(schema);
+  return labelStability(resolveTotalCounts(schema));
 }

@@ -5,13 +5,18 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.database).toEqual({ kind: 'pglite', dataDir: expect.stringMatching(/[/\\]data$/) });
     expect(config.port).toBe(4000);
-    expect(config.graphql).toEqual({ landingPage: true, introspection: true });
+    expect(config.graphql).toEqual({ landingPage: true, introspection: true, jit: true });
   });
 
   it('uses PostgreSQL when DATABASE_URL is set, and turns Sandbox off in production unless asked', () => {
     const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@h:5432/db', GRAPHQL_INTROSPECTION: 'true' });
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10 });
-    expect(config.graphql).toEqual({ landingPage: false, introspection: true });
+    expect(config.graphql).toEqual({ landingPage: false, introspection: true, jit: true });
+  });
+
+  it('executes with graphql-jit unless GRAPHQL_JIT=false', () => {
+    expect(loadConfig({ GRAPHQL_JIT: 'false' }).graphql.jit).toBe(false);
+    expect(() => loadConfig({ GRAPHQL_JIT: 'sometimes' })).toThrow(/GRAPHQL_JIT/);
   });
 
   it('caches API keys for 60 s unless API_KEY_CACHE_TTL_MS says otherwise (0: no cache)', () => {

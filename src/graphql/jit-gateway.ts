@@ -1,0 +1,270 @@
+/**
+ * Executes operations with graphql-jit behind Apollo's gateway interface (issue 6): each operation
+ * is compiled to JavaScript once, on its first request, and the compiled function is kept in a
+ * bounded LRU, so later requests skip graphql-js's per-field interpretation. Apollo still does
+ * everything before execution (parsing, validation, the limits of limits.ts, error formatting);
+ * only `execute` is replaced.
+ *
+ * Two places where graphql-jit differs from graphql-js are taken out of its hands, so that clients
+ * see exactly what graphql-js gives them:
+ *
+ * - Variables. graphql-jit compiles its own variable coercion and treats any scalar *named* `ID` as
+ *   the built-in one (strings pass through), which would bypass the int64 `ID` of scalars.ts: a
+ *   malformed id would reach a resolver, and a valid one would arrive as a string instead of a
+ *   bigint. Variables are therefore coerced by graphql-js's `getVariableValues` (the same call, the
+ *   same errors and the same 400 VALIDATION_FAILED as `execute`), and the document graphql-jit
+ *   compiles declares every variable with a pass-through scalar, so it takes the coerced values as
+ *   they are.
+ * - Literal arguments. graphql-jit coerces literals at compile time and writes them into the
+ *   generated code as JSON, which cannot hold a bigint (`pet(id: "12")`) and would turn any other
+ *   non-JSON value into something else. Every literal field argument is moved into a variable of
+ *   the compiled document instead, and its value is computed per request with graphql-js's
+ *   `valueFromAST`, which is what `execute` does for it.
+ *
+ * Output needs nothing: graphql-jit serialises every leaf with its type's own `serialize` (it
+ * special-cases built-in names only for input), so ids leave as strings of all their digits.
+ *
+ * A third difference is the schema's to respect: graphql-jit reads a field that has no resolver as a
+ * plain property, where graphql-js's default resolver would call a function found there. A field whose
+ * value is computed on demand needs a resolver of its own (`totalCount`, src/graphql/connection.ts).
+ *
+ * Whatever graphql-jit cannot compile runs through graphql-js `execute`, remembered per operation so
+ * that the attempt is not repeated (and logged once, at debug level).
+ */
+import type { ApolloServerOptionsWithGateway } from '@apollo/server';
+import {
+  execute,
+  getVariableValues,
+  GraphQLError,
+  GraphQLScalarType,
+  GraphQLSchema,
+  Kind,
+  printSchema,
+  TypeInfo,
+  valueFromAST,
+  visit,
+  visitWithTypeInfo,
+  type DefinitionNode,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+  type TypeNode,
+  type ValueNode,
+  type VariableDefinitionNode,
+} from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
+import type { GraphQLContext } from './context';
+
+type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
+type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
+type GatewayRequestContext = Parameters<GatewayExecutor>[0];
+type SchemaCallback = Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0];
+
+/**
+ * Compiled operations kept (one entry per operation of a document). The benchmark's W2 query
+ * compiled takes about 35 kB of heap besides its document, so the cache stays under ~20 MB.
+ */
+export const JIT_CACHE_SIZE = 500;
+
+/**
+ * The type graphql-jit sees for every variable: its values were coerced by graphql-js already, so
+ * its `parseValue` hands them through (graphql-jit calls it for every scalar not named like a
+ * built-in one). The name must not be one of the schema's.
+ */
+const PRE_COERCED = new GraphQLScalarType({
+  name: 'JitPreCoercedValue',
+  description: 'Internal to the executor: a variable value already coerced by graphql-js.',
+  parseValue: (value) => value,
+  parseLiteral: () => {
+    throw new TypeError('JitPreCoercedValue has no literals');
+  },
+  serialize: (value) => value,
+});
+
+/** A field argument written as a literal, moved into a variable of the compiled document. */
+interface HoistedLiteral {
+  variable: string;
+  value: ValueNode;
+  type: GraphQLInputType;
+}
+
+export type CacheEntry =
+  | { kind: 'jit'; query: CompiledQuery['query']; literals: HoistedLiteral[] }
+  | { kind: 'graphql-js'; reason: string };
+
+/**
+ * The gateway handed to `new ApolloServer({ gateway })`. Its schema never changes, so
+ * `onSchemaLoadOrUpdate` reports it once, on `load`.
+ */
+export class JitGateway implements GatewayInterface {
+  /**
+   * Keyed by the operation's AST node. Apollo keeps parsed and validated documents by query hash, so
+   * the same query text brings back the same DocumentNode (and so the same operation node); the
+   * node stands for both the document and the operation name, so another operation of the same
+   * document can never be served this one's compiled code.
+   */
+  private readonly cache = new LRUCache<OperationDefinitionNode, CacheEntry>({ max: JIT_CACHE_SIZE });
+  private readonly jitSchema: GraphQLSchema;
+  private readonly listeners = new Set<SchemaCallback>();
+
+  constructor(private readonly schema: GraphQLSchema) {
+    if (schema.getType(PRE_COERCED.name)) throw new Error(`the schema must not define a type named ${PRE_COERCED.name}`);
+    // The same type objects (and so the same resolvers), plus the pass-through scalar.
+    const config = schema.toConfig();
+    this.jitSchema = new GraphQLSchema({ ...config, types: [...config.types, PRE_COERCED] });
+  }
+
+  onSchemaLoadOrUpdate(callback: SchemaCallback): () => void {
+    this.listeners.add(callback);
+    return () => this.listeners.delete(callback);
+  }
+
+  async load(): ReturnType<GatewayInterface['load']> {
+    const schemaContext = { apiSchema: this.schema, coreSupergraphSdl: printSchema(this.schema) };
+    for (const listener of this.listeners) listener(schemaContext);
+    return { executor: (requestContext) => this.execute(requestContext) };
+  }
+
+  async stop(): Promise<void> {
+    this.cache.clear();
+  }
+
+  private async execute(rc: GatewayRequestContext): Promise<ExecutionResult> {
+    // Apollo resolves the operation before executing; without one (an unknown or missing operation
+    // name), graphql-js produces the error Apollo expects.
+    const operation = rc.operation as OperationDefinitionNode | undefined;
+    if (!operation) return this.executeWithGraphqlJs(rc);
+    let entry = this.cache.get(operation);
+    if (!entry) {
+      entry = this.compile(rc.document, operation);
+      this.cache.set(operation, entry);
+      if (entry.kind === 'graphql-js') {
+        (rc.context as GraphQLContext).log.debug({ operationName: rc.operationName, reason: entry.reason }, 'graphql-jit cannot compile the operation; graphql-js executes it');
+      }
+    }
+    if (entry.kind === 'graphql-js') return this.executeWithGraphqlJs(rc);
+
+    // As graphql-js `execute` does it (the same call and error limit), so the errors are its own.
+    const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], rc.request.variables ?? {}, { maxErrors: 50 });
+    if (coercion.errors) return { errors: coercion.errors };
+    const variables = coercion.coerced as Record<string, unknown>;
+    for (const literal of entry.literals) {
+      const value = valueFromAST(literal.value, literal.type, variables);
+      // graphql-js answers this (a literal made invalid by a variable inside it) with a field
+      // error of its own; let it.
+      if (value === undefined) return this.executeWithGraphqlJs(rc);
+      variables[literal.variable] = value;
+    }
+    const result = await entry.query(undefined, rc.context, variables);
+    return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
+  }
+
+  private executeWithGraphqlJs(rc: GatewayRequestContext): Promise<ExecutionResult> | ExecutionResult {
+    return execute({
+      schema: this.schema,
+      document: rc.document,
+      contextValue: rc.context,
+      variableValues: rc.request.variables,
+      operationName: rc.request.operationName,
+    });
+  }
+
+  /** Compiles one operation of a document; public only so tests can watch compilations. */
+  compile(document: DocumentNode, operation: OperationDefinitionNode): CacheEntry {
+    try {
+      const { document: jitDocument, literals } = prepareForJit(this.schema, document, operation);
+      const compiled = compileQuery(this.jitSchema, jitDocument, operation.name?.value);
+      if (!isCompiledQuery(compiled)) {
+        return { kind: 'graphql-js', reason: (compiled.errors ?? []).map((e) => e.message).join('; ') };
+      }
+      return { kind: 'jit', query: compiled.query, literals };
+    } catch (error) {
+      return { kind: 'graphql-js', reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
+
+/**
+ * The document graphql-jit compiles: the operation alone (with the fragments), every variable
+ * declared as PRE_COERCED without its default (graphql-js applied it), every literal field argument
+ * moved into a new variable. Boolean variables keep their type: graphql-jit checks that `@skip` and
+ * `@include` are given a `Boolean!` (or a defaulted `Boolean`), and it passes a coerced boolean as is.
+ */
+function prepareForJit(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): { document: DocumentNode; literals: HoistedLiteral[] } {
+  const taken = new Set((operation.variableDefinitions ?? []).map((d) => d.variable.name.value));
+  const literals: HoistedLiteral[] = [];
+  let counter = 0;
+  const newVariable = (): string => {
+    let name: string;
+    do name = `jitLiteral${counter++}`;
+    while (taken.has(name));
+    taken.add(name);
+    return name;
+  };
+
+  const typeInfo = new TypeInfo(schema);
+  const definitions: DefinitionNode[] = document.definitions.filter(
+    (d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION,
+  );
+  const rewritten = visit(
+    { ...document, definitions },
+    visitWithTypeInfo(typeInfo, {
+      Argument(node) {
+        // Directive arguments (@skip/@include) are graphql-jit's to read; only field arguments move.
+        if (typeInfo.getDirective() || node.value.kind === Kind.VARIABLE) return undefined;
+        const type = typeInfo.getInputType();
+        if (!type) throw new Error(`no type for argument ${node.name.value}`);
+        const variable = newVariable();
+        literals.push({ variable, value: node.value, type });
+        return { ...node, value: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: variable } } };
+      },
+    }),
+  );
+
+  const variableDefinition = (name: string, type: TypeNode = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: PRE_COERCED.name } }): VariableDefinitionNode => ({
+    kind: Kind.VARIABLE_DEFINITION,
+    variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } },
+    type,
+  });
+  const declared = (operation.variableDefinitions ?? []).map((d) =>
+    namedTypeOf(d.type) === 'Boolean' ? d : variableDefinition(d.variable.name.value),
+  );
+  const hoisted = literals.map((l) => variableDefinition(l.variable));
+  return {
+    document: {
+      ...rewritten,
+      definitions: rewritten.definitions.map((d) =>
+        d.kind === Kind.OPERATION_DEFINITION ? { ...d, variableDefinitions: [...declared, ...hoisted] } : d,
+      ),
+    },
+    literals,
+  };
+}
+
+function namedTypeOf(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedTypeOf(type.type);
+}
+
+/**
+ * graphql-jit's errors are its own GraphQLError (no `extensions` object, no `nodes`), which Apollo's
+ * error formatting cannot read. This builds what graphql-js's `locatedError` would: the resolver's
+ * own GraphQLError when it carries a path already, else a GraphQLError with the same message, path,
+ * locations and `originalError` (formatError finds the AppError through it).
+ */
+function asGraphqlJsError(error: GraphQLError): GraphQLError {
+  const original = error.originalError;
+  if (original instanceof GraphQLError && Array.isArray(original.path)) return original;
+  const located = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: original instanceof Error ? original : undefined,
+    extensions: error.extensions,
+  });
+  (located as { locations?: GraphQLError['locations'] }).locations = error.locations;
+  return located;
+}
