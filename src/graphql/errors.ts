@@ -6,7 +6,7 @@
  */
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode } from '../errors/app-error';
 import type { GraphQLContext } from './context';
 import { tokenLimitError } from './limits';
@@ -40,10 +40,29 @@ export function appErrorOf(error: unknown): AppError | null {
   return code === 'GRAPHQL_PARSE_FAILED' ? tokenLimitError((error as Error).message) : null;
 }
 
+/**
+ * graphql-js refusing a field argument while executing: validation lets `input: { quantity: $q }`
+ * through when `$q` has a default, and an explicit null then makes the literal invalid. The
+ * messages are graphql-js's (execution/values.js), which gives these errors no code of their own.
+ */
+const ARGUMENT_REFUSED = /^Argument "[^"]+" (has invalid value|of required type|of non-null type)/;
+
+function isArgumentRefusal(error: unknown): boolean {
+  let current: unknown = error;
+  for (let i = 0; i < 5 && current instanceof GraphQLError; i++) {
+    if (!current.originalError) return ARGUMENT_REFUSED.test(current.message);
+    current = current.originalError;
+  }
+  return false;
+}
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = appErrorOf(error);
   if (original) {
     return { ...formatted, message: original.message, extensions: { code: original.code, status: original.status } };
+  }
+  if (isArgumentRefusal(error)) {
+    return { ...formatted, extensions: { code: ErrorCode.VALIDATION_FAILED, status: 400 } };
   }
   const apolloCode = formatted.extensions?.code;
   if (typeof apolloCode === 'string') {
@@ -56,7 +75,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 }
 
 function isExpected(error: unknown): boolean {
-  if (appErrorOf(error)) return true;
+  if (appErrorOf(error) || isArgumentRefusal(error)) return true;
   const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
   return typeof code === 'string' && (code in REQUEST_ERRORS || PROTOCOL_CODES.has(code));
 }

@@ -68,4 +68,31 @@ describe('GraphQL errors', () => {
     const values = res.json().data.__type.enumValues.map((v: { name: string }) => v.name);
     expect(values).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'CONFLICT', 'INTERNAL', 'OUT_OF_STOCK']));
   });
+
+  it('answers an argument that a null variable made invalid with VALIDATION_FAILED, not INTERNAL', async () => {
+    // `$q: Int = 1` may stand where `Int!` is expected (it has a default), but an explicit null
+    // reaches the non-null input field: graphql-js refuses the argument while executing.
+    for (const executor of ['jit', 'graphql-js'] as const) {
+      const app = executor === 'jit' ? t : await createTestApp({ env: { GRAPHQL_JIT: 'false' } });
+      try {
+        const res = await app.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { ...app.admin, 'content-type': 'application/json' },
+          payload: {
+            query: 'mutation NullQuantity($q: Int = 1) { placeOrder(input: { petId: "1", quantity: $q }) { id } }',
+            variables: { q: null },
+          },
+        });
+        const body = res.json();
+        expect(body.errors).toHaveLength(1);
+        expect(body.errors[0].message).toMatch(/^Argument "input" has invalid value/);
+        expect(body.errors[0].extensions).toEqual({ code: 'VALIDATION_FAILED', status: 400 });
+        const data = await app.db.prisma.order.count();
+        expect(data).toBe(0);
+      } finally {
+        if (app !== t) await app.close();
+      }
+    }
+  });
 });
