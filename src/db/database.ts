@@ -7,6 +7,7 @@
  * - pglite: PostgreSQL compiled to WASM, in-process, persisted under a data directory (or in memory).
  * - postgres: a PostgreSQL server through a pg Pool shared by Prisma and the migration runner.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -174,10 +175,16 @@ async function createPostgresDatabase(
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
+  const names = preparedStatementNames();
   const sql: SqlReader = {
     async query<T>(statement: Prisma.Sql) {
       options.onReaderStatement?.(statement.text);
-      const result = await pool.query({ text: statement.text, values: statement.values as unknown[], types: PG_TYPES });
+      const result = await pool.query({
+        name: names(statement.text),
+        text: statement.text,
+        values: statement.values as unknown[],
+        types: PG_TYPES,
+      });
       return result.rows as T[];
     },
   };
@@ -211,6 +218,25 @@ async function createPostgresDatabase(
       await prisma.$disconnect();
       await pool.end();
     },
+  };
+}
+
+/**
+ * Reader statements run as named prepared statements: each connection parses and plans a statement
+ * text once, then sends only its parameters (node-postgres prepares a name on first use per
+ * connection). The texts come from a fixed set of builders (one per list, filter combination and
+ * loader), so the names are few; the map is bounded anyway.
+ */
+function preparedStatementNames(limit = 1000): (text: string) => string {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      if (names.size >= limit) names.clear();
+      name = `r_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
   };
 }
 
