@@ -157,7 +157,12 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
               cached = { pageVariables: pageSizeVariables(rc.document), byPageSizes: new Map() };
               verdicts.set(rc.document, cached);
             }
-            const key = JSON.stringify(cached.pageVariables.map((name) => variables[name] ?? null));
+            // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
+            // string, say). withPageSizes counts anything but a safe integer as the default page,
+            // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
+            const key = cached.pageVariables
+              .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
+              .join(',');
             let verdict = cached.byPageSizes.get(key);
             if (verdict === undefined) {
               const errors = validate(rc.schema, withPageSizes(rc.schema, rc.document, variables), costRules);

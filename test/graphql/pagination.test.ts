@@ -1,4 +1,5 @@
 import { graphql } from '../gql';
+import type { PagePetsQuery } from '../gql/graphql';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { makeCategory, makePet } from '../helpers/factories';
 
@@ -82,6 +83,37 @@ describe('pagination', () => {
       before: lastTwo.pets.pageInfo.startCursor,
     });
     expect(namesOf(before)).toEqual(sorted.slice(-4, -2));
+  });
+
+  it('pages one by one through pets of the same name, in both directions, without skipping or repeating', async () => {
+    // Equal names are ordered by id: a cursor's name alone would skip or repeat the other twins.
+    const c = await makeCategory(t);
+    for (const name of ['twin', 'solo', 'twin', 'twin', 'a twin']) await makePet(t, { name, categoryId: c.id });
+    const filter = { categoryId: c.id.toString() };
+    const cursorsOf = (d: { pets: { edges: { cursor: string }[] } }) => d.pets.edges.map((e) => e.cursor);
+    for (const direction of ['ASC', 'DESC'] as const) {
+      const orderBy = { field: 'NAME' as const, direction };
+      const whole = cursorsOf(await t.gqlOk(Pets, { filter, orderBy, first: 10 }));
+      expect(whole).toHaveLength(5);
+      const forward: string[] = [];
+      let after: string | null = null;
+      for (let i = 0; i < 6; i++) {
+        const page: PagePetsQuery = await t.gqlOk(Pets, { filter, orderBy, first: 1, after });
+        forward.push(...cursorsOf(page));
+        after = page.pets.pageInfo.endCursor;
+        if (!page.pets.pageInfo.hasNextPage) break;
+      }
+      expect(forward).toEqual(whole);
+      const backward: string[] = [];
+      let before: string | null = null;
+      for (let i = 0; i < 6; i++) {
+        const page: PagePetsQuery = await t.gqlOk(Pets, { filter, orderBy, last: 1, before });
+        backward.unshift(...cursorsOf(page));
+        before = page.pets.pageInfo.startCursor;
+        if (!page.pets.pageInfo.hasPreviousPage) break;
+      }
+      expect(backward).toEqual(whole);
+    }
   });
 
   it.each([

@@ -100,6 +100,10 @@ describe('GraphQL complexity limits', () => {
     // judged on those sizes, and a remembered rejection answers exactly like the first one.
     await tooComplex(viaVariables, 'cost', { n: 100 });
     expect((await query(viaVariables, { n: 3 })).statusCode).toBe(200);
+    // A page size that is not an integer is judged as the default page, then refused by coercion.
+    const notANumber = await query(viaVariables, { n: 'x'.repeat(10_000) });
+    expect(notANumber.statusCode).toBe(400);
+    expect(notANumber.json().errors[0].extensions).toEqual({ code: 'VALIDATION_FAILED', status: 400 });
     // Without first/last a connection counts as a default page of 20.
     await tooComplex('{ categories { nodes { pets { nodes { orders { nodes { id } } } } } } }', 'cost');
   });
