@@ -30,7 +30,8 @@ export interface LoadResult {
   p99: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The p-th percentile (nearest rank) of ascending numbers. */
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }

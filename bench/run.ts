@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/config';
-import { runLoad, type LoadResult } from './load';
+import { percentile, runLoad, type LoadResult } from './load';
 import { checkOversell, snapshotW4 } from './oversell';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
@@ -422,7 +422,7 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
       // samples say where in a tooth they fell. What a leak raises is the floor the teeth return to,
       // so growth compares the low decile of the first minute's samples with the last minute's.
       const end = samples.at(-1)?.t ?? 0;
-      const floor = (list: typeof samples) => percentileOf(list.map((s) => s.rssMb), 10);
+      const floor = (list: typeof samples) => percentile(Float64Array.from(list, (s) => s.rssMb).sort(), 10);
       const first = floor(samples.filter((s) => s.t <= 60));
       const last = floor(samples.filter((s) => s.t > end - 60));
       outcome.soak = { minutes: o.soakMin, rps: r.rps, p99: r.p99, firstRssMb: first, lastRssMb: last, growthPct: ((last - first) / first) * 100, samples };
@@ -442,12 +442,6 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
 
 // ---------------------------------------------------------------------------------------------
 // Summary, goals, output
-
-/** The p-th percentile (nearest rank) of some numbers. */
-function percentileOf(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 function summarise(runs: RunRecord[], sql: SqlCount[]): Summary[] {
   const keys = new Map<string, RunRecord[]>();
