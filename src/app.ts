@@ -4,7 +4,7 @@
  * /openapi.json and reference page at /docs). Starting and stopping the process is main.ts's job.
  */
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
@@ -12,6 +12,7 @@ import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
+import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security-headers';
@@ -33,17 +34,20 @@ export interface BuildAppOptions {
    * `stream` to read the lines); the redaction of credentials always applies.
    */
   logger?: false | Record<string, unknown>;
+  /** A pino logger already made with `loggerOptions` (main.ts logs start-up with it); wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger;
   /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
   clock?: Clock;
 }
 
-/** Credentials never reach the logs, whatever else a caller configures. */
-export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+export { LOG_REDACT } from './http/request-log';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp({ config, db, logger, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, loggerInstance, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger === false ? false : { level: config.logLevel, ...logger, redact: LOG_REDACT },
+    ...(loggerInstance ? { loggerInstance } : { logger: logger === false ? false : loggerOptions(config, logger) }),
+    // One line per request instead of Fastify's two, written by http/request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     // Over the limit: 413 PAYLOAD_TOO_LARGE, before the body is buffered (http/errors.ts).
     bodyLimit: config.limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
@@ -58,6 +62,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerRequestLog(app);
   registerErrorHandlers(app);
   await registerCors(app, config.cors);
   // Before any route: @fastify/swagger collects routes as they are added.
@@ -95,7 +100,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     // goes without the CSP header while the landing page is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
-      context: async (request) => createContext(services, request),
+      context: async (request) => linkGraphQLContext(request, createContext(services, request)),
     }),
   });
   return app;
