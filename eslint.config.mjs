@@ -31,6 +31,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The explorer page's script runs in the browser, as served (no build step).
+    files: ['src/graphql/explorer.browser.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', Promise: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     // Tests hold deliberate oddities: ids beyond 2^53 sent as JSON numbers, loosely typed response bodies.
     files: ['test/**/*.ts'],
     rules: { 'no-loss-of-precision': 'off', '@typescript-eslint/no-explicit-any': 'off' },

@@ -10,6 +10,7 @@ import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
+import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
@@ -90,14 +91,15 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   await app.register(orderRoutes, { services });
   await registerDocs(app);
 
+  if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const apollo = await createApollo(config);
   app.addHook('onClose', async () => apollo.stop());
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    // Apollo's landing page sets a Content-Security-Policy of its own (a <meta> with per-response
-    // nonces and Apollo's CDN hosts); helmet's header policy would block its scripts, so /graphql
-    // goes without the CSP header while the landing page is on (its JSON answers need none).
+    // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
+    // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
+    // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
       context: async (request) => linkGraphQLContext(request, createContext(services, request)),

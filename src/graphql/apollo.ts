@@ -3,16 +3,13 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
+import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
 
 /**
@@ -22,11 +19,9 @@ import { requestLogPlugin } from '../http/request-log';
  */
 export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
   const schema = await createSchema();
-  const landingPage = config.graphql.landingPage
-    ? config.env === 'production'
-      ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-      : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true })
-    : ApolloServerPluginLandingPageDisabled();
+  // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
+  const landingPage =
+    config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
