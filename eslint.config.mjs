@@ -35,7 +35,7 @@ export default tseslint.config(
     files: ['src/graphql/explorer.browser.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', Promise: 'readonly', URL: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', Promise: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
     },
   },
   {
