@@ -7,19 +7,14 @@
  */
 const { spawn, execFileSync } = require('node:child_process');
 const path = require('node:path');
+const { TSC_ARGS } = require('./build-if-stale');
 
 const root = path.resolve(__dirname, '..');
 execFileSync(process.execPath, [path.join(__dirname, 'build-if-stale.js')], { cwd: root, stdio: 'inherit' });
 
 const tsc = spawn(
   process.execPath,
-  [
-    require.resolve('typescript/bin/tsc', { paths: [root] }),
-    '-p',
-    'tsconfig.build.json',
-    '--watch',
-    '--preserveWatchOutput',
-  ],
+  [require.resolve('typescript/bin/tsc', { paths: [root] }), ...TSC_ARGS, '--watch', '--preserveWatchOutput'],
   { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
 );
 const server = spawn(process.execPath, ['--watch', path.join('dist', 'src', 'main.js')], {
