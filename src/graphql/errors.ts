@@ -29,6 +29,10 @@ const REQUEST_ERRORS: Record<string, { code: ErrorCode; status: number }> = {
  * runHttpQuery.ts).
  */
 const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; status: number }][] = [
+  // A string literal that is not well-formed Unicode (a lone surrogate, a control character): the
+  // same answer as such a string in a variable (well-formed.ts).
+  ['Syntax Error: Invalid Unicode escape sequence', { code: ErrorCode.VALIDATION_FAILED, status: 400 }],
+  ['Syntax Error: Invalid character within String', { code: ErrorCode.VALIDATION_FAILED, status: 400 }],
   ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
   ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
   ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
