@@ -37,6 +37,19 @@ export interface BuildAppOptions {
   clock?: Clock;
 }
 
+/**
+ * Node's own bounds on slow clients (http.createServer options). Node checks pending requests every
+ * `connectionsCheckingInterval` (30 s by default), so a 30 s REQUEST_TIMEOUT_MS was enforced
+ * anywhere up to 60 s later, and `headersTimeout` defaulted to 60 s whatever was configured. Here
+ * headers get the same time as the whole request, and the check runs at most a second apart: a slow
+ * body or slow headers are cut with 408 within about a second of REQUEST_TIMEOUT_MS. With
+ * REQUEST_TIMEOUT_MS=0 (no limit on the request) headers keep Node's 60 s.
+ */
+export function slowClientLimits(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = requestTimeoutMs > 0 ? requestTimeoutMs : 60_000;
+  return { headersTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))) };
+}
+
 /** Credentials never reach the logs, whatever else a caller configures. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -48,6 +61,10 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     bodyLimit: config.limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
     requestTimeout: config.limits.requestTimeoutMs,
+    http: slowClientLimits(config.limits.requestTimeoutMs),
+    // On close, keep-alive sockets with no request in flight are closed at once (those with one get
+    // `Connection: close` on their answer: below); Fastify's default on Node >= 18.2, stated.
+    forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
     genReqId: (req) => {
@@ -57,6 +74,17 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Shutting down (app.close(), main.ts): a request still in flight is answered, then its connection
+  // closed, so that no keep-alive socket holds the process until keepAliveTimeout. (Node's
+  // server.close() closes the sockets idle at that moment only; those busy then become idle later.)
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
   });
   registerErrorHandlers(app);
   await registerCors(app, config.cors);
