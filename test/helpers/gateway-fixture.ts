@@ -32,9 +32,19 @@ export async function startGateway(
     const serverUrl = options.databaseUrl ? await options.databaseUrl(pg.url) : pg.url;
     const dbEnv = { DATABASE_URL: serverUrl };
     const server = await startServerProcess({ ...dbEnv, ...env });
-    const db = await createDatabase({ kind: 'postgres', url: pg.url, poolSize: 1 });
-    const admin = await createApiKey({ services: createServices(db) }, ['admin'], 'fault tests');
-    await db.close();
+    let admin: Record<string, string>;
+    try {
+      const db = await createDatabase({ kind: 'postgres', url: pg.url, poolSize: 1 });
+      try {
+        admin = await createApiKey({ services: createServices(db) }, ['admin'], 'fault tests');
+      } finally {
+        await db.close();
+      }
+    } catch (error) {
+      await server.stop('SIGKILL');
+      await pg.drop();
+      throw error;
+    }
     return {
       server,
       admin,
