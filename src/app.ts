@@ -98,13 +98,15 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
   if (config.securityHeaders) registerSecurityHeaders(app);
-  // Order matters, all three run on onRequest before the body is read: who is calling, then the
-  // rate limit (keyed by that caller), then 401 for a bad credential and the REST route's scope.
+  // Order matters, all three run on onRequest before the body is read: who is calling as far as is
+  // known without the database, then the rate limit (every request counted before any credential
+  // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
   registerCallerResolution(app, services.apiKeys);
-  await registerRateLimit(app, config);
-  registerAccessControl(app);
+  const limiter = await registerRateLimit(app, config);
+  app.addHook('onRequest', limiter.limit);
+  registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, { db, rateLimitStore: limiter.state, timeoutMs: config.readinessTimeoutMs });
 
   // The REST shim for legacy clients.
   const petsLifecycle: Lifecycle = { ...config.rest.petsPath, successorUrl: '/graphql' };

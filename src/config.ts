@@ -60,6 +60,10 @@ const envSchema = z.object({
     .optional(),
   PGLITE_DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_SIZE: int(1, 200).default(10),
+  // Bounds on every wait for PostgreSQL (README, "Failure behaviour").
+  DB_CONNECT_TIMEOUT_MS: int(100, 600_000).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
+  READINESS_TIMEOUT_MS: int(100, 60_000).default(2_000),
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
@@ -93,7 +97,18 @@ const envSchema = z.object({
 
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string | null }
-  | { kind: 'postgres'; url: string; poolSize: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /**
+       * Longest wait for a pooled connection (a free one, or a new one to be opened), and for any
+       * one statement (and for an open transaction to send its next one); the defaults of
+       * DB_CONNECT_TIMEOUT_MS / DB_STATEMENT_TIMEOUT_MS when absent.
+       */
+      connectTimeoutMs?: number;
+      statementTimeoutMs?: number;
+    };
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -108,6 +123,8 @@ export interface Config {
     jit: boolean;
   };
   shutdownTimeoutMs: number;
+  /** How long /readyz waits for the database before answering 503. */
+  readinessTimeoutMs: number;
   trustProxy: boolean;
   limits: {
     bodyBytes: number;
@@ -162,7 +179,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      ? {
+          kind: 'postgres',
+          url: e.DATABASE_URL,
+          poolSize: e.DB_POOL_SIZE,
+          connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+        }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
     // Sandbox and introspection help developers; in production they are off unless asked for.
     graphql: {
@@ -171,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jit: e.GRAPHQL_JIT,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     limits: {
       bodyBytes: e.BODY_LIMIT_BYTES,

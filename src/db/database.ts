@@ -85,7 +85,7 @@ export async function createDatabase(
 ): Promise<Database> {
   return config.kind === 'pglite'
     ? createPgliteDatabase(config.dataDir, options)
-    : createPostgresDatabase(config.url, config.poolSize, options);
+    : createPostgresDatabase(config, options);
 }
 
 async function createPgliteDatabase(
@@ -166,14 +166,89 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   }
 }
 
-async function createPostgresDatabase(
-  url: string,
-  poolSize: number,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: poolSize });
+/** Defaults of DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS (config.ts). */
+const CONNECT_TIMEOUT_MS = 5_000;
+const STATEMENT_TIMEOUT_MS = 15_000;
+
+/**
+ * Every wait for PostgreSQL is bounded (README, "Failure behaviour"): a pooled connection within
+ * `connectTimeoutMs` (pg's default waits forever), each statement within `statementTimeoutMs` on the
+ * server (statement_timeout) and on the client (query_timeout, for a server that does not answer at
+ * all), and a transaction left open between statements is ended by the server
+ * (idle_in_transaction_session_timeout). TCP keep-alive notices a peer that vanished.
+ */
+function createPool(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Pool {
+  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 1_000,
+    keepAlive: true,
+  });
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
+  guardRelease(pool);
+  return pool;
+}
+
+/**
+ * A connection that failed (its socket died, the server ended it, a query got no answer) must never
+ * go back to the pool: the next request would wait on it, or fail. pg-pool destroys a client
+ * released with an error, or one it knows is dead, but Prisma's adapter releases its transaction
+ * clients without an error whatever happened, and a client whose query timed out on the client side
+ * still looks healthy. So every client is watched while checked out, and released with an error
+ * (destroyed) when it saw a connection-level failure. pg has no option for this: written here.
+ */
+function guardRelease(pool: Pool): void {
+  const broken = new WeakSet<object>();
+  pool.on('connect', (client) => {
+    client.on('error', () => broken.add(client));
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (isConnectionFailure(error)) broken.add(client);
+        });
+      }
+      return result;
+    };
+  });
+  type Release = (err?: Error | boolean) => void;
+  type Checkout = { release: Release };
+  const guard = <C extends Checkout>(client: C): C => {
+    const release = client.release;
+    client.release = (err?: Error | boolean) =>
+      release(err || (broken.has(client) ? new Error('connection failed while checked out') : undefined));
+    return client;
+  };
+  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client: Checkout, done: Release) => void) => Promise<Checkout> | void;
+  (pool as unknown as { connect: typeof connect }).connect = (cb) => {
+    if (!cb) return (connect() as Promise<Checkout>).then(guard);
+    return connect((err, client) => {
+      if (err) return cb(err, client, () => undefined);
+      const guarded = guard(client);
+      cb(undefined, guarded, guarded.release);
+    });
+  };
+}
+
+/** Not an SQL error of the statement but a failure of the connection itself. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
+}
+
+async function createPostgresDatabase(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  const url = config.url;
+  const pool = createPool(config);
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
   const names = preparedStatementNames();
   const sql: SqlReader = {

@@ -7,7 +7,8 @@
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode } from '../errors/app-error';
+import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
+import { isDatabaseUnavailable } from '../errors/database-errors';
 import type { GraphQLContext } from './context';
 import { tokenLimitError } from './limits';
 
@@ -36,6 +37,7 @@ export function appErrorOf(error: unknown): AppError | null {
     if (current instanceof AppError) return current;
     current = (current as { originalError?: unknown }).originalError;
   }
+  if (isDatabaseUnavailable(unwrapResolverError(error))) return new UnavailableError();
   const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
   return code === 'GRAPHQL_PARSE_FAILED' ? tokenLimitError((error as Error).message) : null;
 }
@@ -96,6 +98,7 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
           const body = rc.response.body;
           if (body?.kind !== 'single' || !body.singleResult.errors) return;
           setAuthStatus(rc, body.singleResult.errors);
+          setUnavailableStatus(rc, body.singleResult.errors);
           const requestId = rc.contextValue.requestId;
           body.singleResult.errors = body.singleResult.errors.map((e) =>
             e.extensions?.code === ErrorCode.INTERNAL
@@ -123,4 +126,17 @@ function setAuthStatus(rc: GraphQLRequestContext<GraphQLContext>, errors: readon
   } else if (codes.has(ErrorCode.FORBIDDEN)) {
     rc.response.http.status = 403;
   }
+}
+
+/**
+ * The database unavailable (errors/database-errors.ts): the response is 503 with `Retry-After`, so
+ * that clients, proxies and load balancers retry it as the outage it is (unless an auth failure
+ * already set 401/403).
+ */
+function setUnavailableStatus(rc: GraphQLRequestContext<GraphQLContext>, errors: readonly GraphQLFormattedError[]): void {
+  if (!errors.some((e) => e.extensions?.code === ErrorCode.UNAVAILABLE)) return;
+  if (rc.response.http.status === 401 || rc.response.http.status === 403) return;
+  rc.response.http.status = 503;
+  rc.response.http.headers.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
+  rc.contextValue.log.warn('database unavailable');
 }
