@@ -196,33 +196,44 @@ function createPool(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Pool
 
 /**
  * A connection that failed (its socket died, the server ended it, a query got no answer) must never
- * go back to the pool: the next request would wait on it, or fail. pg-pool destroys a client
- * released with an error, or one it knows is dead, but Prisma's adapter releases its transaction
- * clients without an error whatever happened, and a client whose query timed out on the client side
- * still looks healthy. So every client is watched while checked out, and released with an error
- * (destroyed) when it saw a connection-level failure. pg has no option for this: written here.
+ * go back to the pool, nor stay checked out. pg-pool destroys a client released with an error, but
+ * Prisma's adapter releases its transaction clients without one whatever happened, and when the
+ * connection of an interactive transaction dies, Prisma never releases it at all: measured, after
+ * pg_terminate_backend under 50 writers every client of the pool stayed checked out, dead, for good,
+ * and every request then waited for a connection. So every client is watched while checked out and,
+ * on a connection-level failure, released at once with an error (destroyed: its slot is free for a
+ * new connection); the holder's later release is then a no-op. pg has no option for this: written here.
  */
 function guardRelease(pool: Pool): void {
-  const broken = new WeakSet<object>();
+  type Release = (err?: Error | boolean) => void;
+  type Checkout = { release: Release };
+  /** The checked-out clients, each with the function that destroys it. */
+  const evict = new WeakMap<object, () => void>();
+  const failed = (client: object) => evict.get(client)?.();
   pool.on('connect', (client) => {
-    client.on('error', () => broken.add(client));
+    client.on('error', () => failed(client));
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const result = query(...args);
       if (result instanceof Promise) {
         result.catch((error: unknown) => {
-          if (isConnectionFailure(error)) broken.add(client);
+          if (isConnectionFailure(error)) failed(client);
         });
       }
       return result;
     };
   });
-  type Release = (err?: Error | boolean) => void;
-  type Checkout = { release: Release };
   const guard = <C extends Checkout>(client: C): C => {
     const release = client.release;
-    client.release = (err?: Error | boolean) =>
-      release(err || (broken.has(client) ? new Error('connection failed while checked out') : undefined));
+    let released = false;
+    const releaseOnce: Release = (err) => {
+      if (released) return;
+      released = true;
+      evict.delete(client);
+      release(err);
+    };
+    evict.set(client, () => releaseOnce(new Error('connection failed while checked out')));
+    client.release = releaseOnce;
     return client;
   };
   const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client: Checkout, done: Release) => void) => Promise<Checkout> | void;
