@@ -106,7 +106,11 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
     else app.log.warn({ err: err ? { message: err.message } : undefined }, 'rate-limit Redis unavailable: counting per process in memory until it is back');
   };
   redis.on('ready', () => report(true));
-  redis.on('error', (err: Error) => report(false, err));
+  // A command that timed out on a live connection (a busy Redis or host) is no outage: that request
+  // was counted in memory (the store above) and the state stays; only a lost connection is one.
+  redis.on('error', (err: Error) => {
+    if (redis.status !== 'ready') report(false, err);
+  });
   redis.on('close', () => report(false));
   app.addHook('onClose', async () => {
     up = false; // quitting is no outage
