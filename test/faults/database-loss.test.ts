@@ -14,13 +14,11 @@ import { PLACE_ORDER, gql, petInStock, startGateway, type GatewayFixture, type R
 import { pollUntil } from '../helpers/poll';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { usingPostgres } from '../helpers/test-database';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 
 jest.setTimeout(180_000);
 
-const describeWithPostgres = usingPostgres() ? describe : describe.skip;
-if (!usingPostgres()) {
-  process.stderr.write('database-loss.test.ts skipped: needs PostgreSQL; set TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test\n');
-}
+const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 async function sql<T = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: url });

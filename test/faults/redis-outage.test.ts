@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { pollUntil } from '../helpers/poll';
+import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 
 jest.setTimeout(120_000);
 
@@ -81,8 +82,7 @@ describe('Redis unreachable from the start (REDIS_URL at a closed port)', () => 
 });
 
 const redisUrl = process.env.TEST_REDIS_URL;
-const describeWithRedis = redisUrl ? describe : describe.skip;
-if (!redisUrl) process.stderr.write('redis-outage.test.ts (Redis stopped and started) skipped: set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it\n');
+const describeWithRedis = describeIf(Boolean(redisUrl), NEEDS_REDIS);
 
 describeWithRedis('Redis going away and coming back (through a proxy the test controls)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
