@@ -7,6 +7,7 @@ import {
   ApolloServerPluginLandingPageLocalDefault,
   ApolloServerPluginLandingPageProductionDefault,
 } from '@apollo/server/plugin/landingPage/default';
+import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
@@ -19,8 +20,11 @@ import { createSchema } from './schema';
  * lets in-flight requests finish, then stops Apollo (app.ts). Apollo's Fastify drain plugin is not
  * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
  */
-export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
-  const schema = await createSchema();
+export async function createApollo(
+  config: Config,
+  schema?: GraphQLSchema,
+): Promise<ApolloServer<GraphQLContext>> {
+  schema ??= await createSchema();
   const landingPage = config.graphql.landingPage
     ? config.env === 'production'
       ? ApolloServerPluginLandingPageProductionDefault({ footer: false })

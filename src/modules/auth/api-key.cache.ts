@@ -43,6 +43,7 @@ export class ApiKeyCache {
   readonly #entries: LRUCache<string, CachedKey>;
   #listening = false;
   #version = 0;
+  readonly #changeListeners = new Set<(payload: string) => void>();
 
   constructor({ ttlMs, max = API_KEY_CACHE_MAX }: { ttlMs: number; max?: number }) {
     this.#entries = new LRUCache({ max, ttl: ttlMs });
@@ -67,8 +68,19 @@ export class ApiKeyCache {
     if (this.#listening && version === this.#version) this.#entries.set(hash, entry);
   }
 
+  /**
+   * Calls `listener` with every key change heard (the key's id, or `''` for "any key": a payload
+   * that is not an id, or the listener coming back after changes may have been missed). Open
+   * subscriptions re-check their key with it (src/graphql/subscriptions.ts). Returns the remover.
+   */
+  onChange(listener: (payload: string) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
   /** A notification: drops the key with this id, or everything when the payload is not an id. */
   invalidate(payload: string): void {
+    this.#notify(payload);
     this.#version++;
     if (!/^\d{1,19}$/.test(payload)) {
       this.#entries.clear();
@@ -84,7 +96,13 @@ export class ApiKeyCache {
   setListening(listening: boolean): void {
     this.#version++;
     this.#entries.clear();
+    const resumed = listening && !this.#listening;
     this.#listening = listening;
+    if (resumed) this.#notify('');
+  }
+
+  #notify(payload: string): void {
+    for (const listener of this.#changeListeners) listener(payload);
   }
 }
 
