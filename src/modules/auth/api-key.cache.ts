@@ -80,16 +80,18 @@ export class ApiKeyCache {
 
   /** A notification: drops the key with this id, or everything when the payload is not an id. */
   invalidate(payload: string): void {
-    this.#notify(payload);
     this.#version++;
     if (!/^\d{1,19}$/.test(payload)) {
       this.#entries.clear();
+      this.#notify('');
       return;
     }
     const id = BigInt(payload);
     const stale: string[] = [];
     for (const [hash, entry] of this.#entries.entries()) if (entry.caller.keyId === id) stale.push(hash);
     for (const hash of stale) this.#entries.delete(hash);
+    // After the entries are gone: a listener re-reading the key must not find it cached.
+    this.#notify(payload);
   }
 
   /** The listener came up (start with nothing: changes may have been missed) or went down. */
