@@ -310,7 +310,9 @@ export async function registerSubscriptions(
           socket.close(GOING_AWAY, 'Server shutting down');
         }),
       );
-      await Promise.race([Promise.all(closed), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()) + 500))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(closed), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500)))]);
+      clearTimeout(timer);
       for (const socket of connections.keys()) socket.terminate();
       this.websocketServer.close();
     },
