@@ -1,0 +1,206 @@
+/**
+ * The subscriptions benchmark of issue 13: `npm run bench -- --subscriptions` (or on its own,
+ * `npm run build:bench && node dist/bench/subscriptions.js [--quick] [--subscribers N] [--duration S]`).
+ *
+ * On a seeded PostgreSQL database (seed.ts) and the gateway as shipped (T3, targets.ts):
+ * 1. W4 (placeOrder at 32 connections over the 100 W4 pets) with no subscriber: throughput, with
+ *    the store-event triggers disabled (no NOTIFY) and enabled (the cost of publishing).
+ * 2. N graphql-ws subscribers (default 1,000, one connection each, from this process) subscribe to
+ *    `orderEvents(petIds: [100])`: the server's RSS before and after gives the RSS per subscriber.
+ * 3. W4 again while they listen, plus a probe placing one order on pet 100 every 100 ms: for each
+ *    probe order, the time from its placeOrder answer (the commit is before it) to its arrival at
+ *    each subscriber, p50/p99 over every delivery; and W4's throughput with subscribers.
+ * Writes bench/results/subscriptions-latest.json and prints a markdown table. Not a test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient, type Client } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
+import WebSocket from 'ws';
+import { projectRoot } from '../src/config';
+import { percentile, runLoad, type LoadResult } from './load';
+import { createApiKey, DATA, seedPostgres } from './seed';
+import { startTarget } from './targets';
+
+const PROBE_PET = '100';
+const SUBSCRIPTION = `subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }`;
+const PROBE = `mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }`;
+
+export interface SubscriptionBenchResult {
+  subscribers: number;
+  connected: number;
+  /** W4 with the store-event triggers disabled (no NOTIFY at all). */
+  w4NoNotify: LoadResult;
+  w4Without: LoadResult;
+  w4With: LoadResult;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  rssPerSubscriberKb: number;
+  probes: number;
+  deliveries: number;
+  expectedDeliveries: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  note: string;
+}
+
+export async function runSubscriptionBench(opts: { subscribers: number; durationSec: number; adminUrl: string }): Promise<SubscriptionBenchResult> {
+  const data = await seedPostgres(opts.adminUrl);
+  const dbEnv = { DATABASE_URL: data.url };
+  const { key } = createApiKey(dbEnv);
+  if (!key) throw new Error('this build has no API keys');
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const target = await startTarget('T3', 'postgres', dbEnv, {
+    RATE_LIMIT_MAX: '10000000',
+    SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: String(opts.subscribers + 10),
+    SUBSCRIPTION_CONNECTIONS_PER_KEY: String(opts.subscribers + 10),
+    SUBSCRIPTION_BUFFERED_EVENTS: '1000',
+  });
+  const clients: Client[] = [];
+  try {
+    const load = () =>
+      runLoad({ url: target.url, workload: 'W4', data: { pets: DATA.pets, w4Pets: DATA.w4Pets }, connections: 32, durationSec: opts.durationSec, headers });
+    await runLoad({ url: target.url, workload: 'W4', data: { pets: DATA.pets, w4Pets: DATA.w4Pets }, connections: 32, durationSec: 2, headers }); // warm-up
+    // The write path's cost of publishing: W4 with the store-event triggers disabled, then enabled.
+    await triggers(data.url, 'DISABLE');
+    const w4NoNotify = await load();
+    await triggers(data.url, 'ENABLE');
+    const w4Without = await load();
+
+    await new Promise((r) => setTimeout(r, 1000));
+    const rssBeforeMb = target.rssMb();
+    const arrivals = new Map<string, number[]>();
+    let live = 0;
+    await Promise.all(
+      Array.from({ length: opts.subscribers }, async () => {
+        let acked!: () => void;
+        const connected = new Promise<void>((r) => (acked = r));
+        const client = createClient({
+          url: target.url.replace('http', 'ws') + '/graphql',
+          webSocketImpl: WebSocket,
+          connectionParams: { Authorization: `Bearer ${key}` },
+          lazy: false,
+          retryAttempts: 0,
+          on: { connected: () => acked() },
+        });
+        clients.push(client);
+        await connected;
+        client.subscribe<{ orderEvents: { order: { id: string } } }>(
+          { query: SUBSCRIPTION, variables: { p: [PROBE_PET] } },
+          {
+            next: (r) => {
+              const id = r.data?.orderEvents.order.id;
+              if (!id) return;
+              const at = performance.now();
+              const list = arrivals.get(id);
+              if (list) list.push(at);
+              else arrivals.set(id, [at]);
+            },
+            error: () => undefined,
+            complete: () => undefined,
+          },
+        );
+        live++;
+      }),
+    );
+    // Subscriptions are live once a probe order reaches every subscriber.
+    for (let tries = 0; tries < 100; tries++) {
+      const r = (await fetch(`${target.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: PROBE, variables: { p: PROBE_PET } }) }).then((x) => x.json())) as any;
+      await new Promise((res) => setTimeout(res, 200));
+      if ((arrivals.get(r.data.placeOrder.id)?.length ?? 0) >= live) break;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const rssAfterMb = target.rssMb();
+    arrivals.clear();
+
+    // The probe: one order on pet 100 every 100 ms, while W4 runs.
+    const answered = new Map<string, number>();
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        const r = (await fetch(`${target.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: PROBE, variables: { p: PROBE_PET } }) }).then((x) => x.json())) as any;
+        if (r.data) answered.set(r.data.placeOrder.id, performance.now());
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    })();
+    const w4With = await load();
+    probing = false;
+    await probe;
+    await new Promise((r) => setTimeout(r, 2000));
+
+    const latencies: number[] = [];
+    for (const [id, at] of answered) for (const t of arrivals.get(id) ?? []) latencies.push(Math.max(0, t - at));
+    const sorted = Float64Array.from(latencies).sort();
+    return {
+      subscribers: opts.subscribers,
+      connected: live,
+      w4NoNotify,
+      w4Without,
+      w4With,
+      rssBeforeMb,
+      rssAfterMb,
+      rssPerSubscriberKb: ((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, live),
+      probes: answered.size,
+      deliveries: latencies.length,
+      expectedDeliveries: answered.size * live,
+      latencyP50Ms: percentile(sorted, 50),
+      latencyP99Ms: percentile(sorted, 99),
+      latencyMaxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
+      note: 'latency: from the probe placeOrder answer (after its commit) to arrival at each subscriber; subscribers and load generator share this process and the machine',
+    };
+  } finally {
+    await Promise.all(clients.map((c) => c.dispose()));
+    await target.stop();
+    await data.drop();
+  }
+}
+
+async function triggers(url: string, action: 'ENABLE' | 'DISABLE'): Promise<void> {
+  const c = new PgClient({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`ALTER TABLE orders ${action} TRIGGER orders_store_events`);
+    await c.query(`ALTER TABLE inventory_items ${action} TRIGGER inventory_items_store_events_insert`);
+    await c.query(`ALTER TABLE inventory_items ${action} TRIGGER inventory_items_store_events_update`);
+    await c.query(`ALTER TABLE pets ${action} TRIGGER pets_store_events_status`);
+  } finally {
+    await c.end();
+  }
+}
+
+export function subscriptionTable(r: SubscriptionBenchResult): string {
+  const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  return [
+    `| subscribers | W4 rps: no NOTIFY / NOTIFY, 0 subscribers / NOTIFY, N subscribers | W4 p99 ms (same three) | delivery p50 ms | delivery p99 ms | deliveries | RSS per subscriber |`,
+    `|---|---|---|---|---|---|---|`,
+    `| ${r.connected}/${r.subscribers} | ${f(r.w4NoNotify.rps, 0)} / ${f(r.w4Without.rps, 0)} / ${f(r.w4With.rps, 0)} | ${f(r.w4NoNotify.p99)} / ${f(r.w4Without.p99)} / ${f(r.w4With.p99)} | ${f(r.latencyP50Ms)} | ${f(r.latencyP99Ms)} | ${r.deliveries}/${r.expectedDeliveries} | ${f(r.rssPerSubscriberKb)} KiB |`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      subscribers: { type: 'string', default: '1000' },
+      duration: { type: 'string' },
+    },
+  });
+  const result = await runSubscriptionBench({
+    subscribers: Number(values.subscribers),
+    durationSec: Number(values.duration ?? (values.quick ? 3 : 10)),
+    adminUrl: process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
+  });
+  const out = path.join(projectRoot, 'bench', 'results', 'subscriptions-latest.json');
+  fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2) + '\n');
+  console.log(subscriptionTable(result));
+  console.log(`\nwritten to ${path.relative(projectRoot, out)}`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
