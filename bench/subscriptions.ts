@@ -179,9 +179,11 @@ export function subscriptionTable(r: SubscriptionBenchResult): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
+/** The command line (`npm run bench -- --subscriptions ...`, see bench/run.ts). */
+export async function subscriptionsMain(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      subscriptions: { type: 'boolean', default: true },
       quick: { type: 'boolean', default: false },
       subscribers: { type: 'string', default: '1000' },
       duration: { type: 'string' },
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  subscriptionsMain().catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });
