@@ -5,11 +5,13 @@
  * On a seeded PostgreSQL database (seed.ts) and the gateway as shipped (T3, targets.ts):
  * 1. W4 (placeOrder at 32 connections over the 100 W4 pets) with no subscriber: throughput, with
  *    the store-event triggers disabled (no NOTIFY) and enabled (the cost of publishing).
- * 2. N graphql-ws subscribers (default 1,000, one connection each, from this process) subscribe to
- *    `orderEvents(petIds: [100])`: the server's RSS before and after gives the RSS per subscriber.
- * 3. W4 again while they listen, plus a probe placing one order on pet 100 every 100 ms: for each
- *    probe order, the time from its placeOrder answer (the commit is before it) to its arrival at
- *    each subscriber, p50/p99 over every delivery; and W4's throughput with subscribers.
+ * 2. N graphql-ws subscribers (default 1,000, one connection each, from this process), subscriber i
+ *    on `stockChanged(petIds: [<W4 pet i % 100>, 500])`: every W4 order reaches 10 of them. The
+ *    server's RSS before and after they connect gives the RSS per subscriber.
+ * 3. W4 again while they listen, plus a probe: every 100 ms an autocommit `UPDATE` of pet 500's
+ *    stock on its own connection (not queued behind W4's HTTP requests). Latency = arrival at a
+ *    subscriber minus the moment the UPDATE was sent (an upper bound of commit-to-delivery), p50/p99
+ *    over every delivery; and W4's throughput with subscribers.
  * Writes bench/results/subscriptions-latest.json and prints a markdown table. Not a test.
  */
 import fs from 'node:fs';
@@ -23,9 +25,9 @@ import { percentile, runLoad, type LoadResult } from './load';
 import { createApiKey, DATA, seedPostgres } from './seed';
 import { startTarget } from './targets';
 
-const PROBE_PET = '100';
-const SUBSCRIPTION = `subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }`;
-const PROBE = `mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }`;
+/** A pet outside W4's 1..100 whose stock the probe sets directly in SQL. */
+const PROBE_PET = '500';
+const SUBSCRIPTION = `subscription($p: [ID!]) { stockChanged(petIds: $p) { petId quantity status } }`;
 
 export interface SubscriptionBenchResult {
   subscribers: number;
@@ -74,7 +76,7 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
     const arrivals = new Map<string, number[]>();
     let live = 0;
     await Promise.all(
-      Array.from({ length: opts.subscribers }, async () => {
+      Array.from({ length: opts.subscribers }, async (_, i) => {
         let acked!: () => void;
         const connected = new Promise<void>((r) => (acked = r));
         const client = createClient({
@@ -87,12 +89,13 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
         });
         clients.push(client);
         await connected;
-        client.subscribe<{ orderEvents: { order: { id: string } } }>(
-          { query: SUBSCRIPTION, variables: { p: [PROBE_PET] } },
+        client.subscribe<{ stockChanged: { petId: string; quantity: number } }>(
+          { query: SUBSCRIPTION, variables: { p: [String(1 + (i % DATA.w4Pets)), PROBE_PET] } },
           {
             next: (r) => {
-              const id = r.data?.orderEvents.order.id;
-              if (!id) return;
+              const event = r.data?.stockChanged;
+              if (event?.petId !== PROBE_PET) return;
+              const id = String(event.quantity);
               const at = performance.now();
               const list = arrivals.get(id);
               if (list) list.push(at);
@@ -105,23 +108,32 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
         live++;
       }),
     );
-    // Subscriptions are live once a probe order reaches every subscriber.
+    const sql = new PgClient({ connectionString: data.url });
+    await sql.connect();
+    let quantity = 1_000;
+    const setProbe = async () => {
+      const q = ++quantity;
+      const sent = performance.now();
+      await sql.query('UPDATE inventory_items SET quantity = $1, updated_at = now() WHERE pet_id = $2', [q, PROBE_PET]);
+      return { id: String(q), sent };
+    };
+    // Subscriptions are live once a probe reaches every subscriber.
     for (let tries = 0; tries < 100; tries++) {
-      const r = (await fetch(`${target.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: PROBE, variables: { p: PROBE_PET } }) }).then((x) => x.json())) as any;
+      const { id } = await setProbe();
       await new Promise((res) => setTimeout(res, 200));
-      if ((arrivals.get(r.data.placeOrder.id)?.length ?? 0) >= live) break;
+      if ((arrivals.get(id)?.length ?? 0) >= live) break;
     }
     await new Promise((r) => setTimeout(r, 1000));
     const rssAfterMb = target.rssMb();
     arrivals.clear();
 
-    // The probe: one order on pet 100 every 100 ms, while W4 runs.
+    // The probe: pet 500's stock set every 100 ms, while W4 runs.
     const answered = new Map<string, number>();
     let probing = true;
     const probe = (async () => {
       while (probing) {
-        const r = (await fetch(`${target.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: PROBE, variables: { p: PROBE_PET } }) }).then((x) => x.json())) as any;
-        if (r.data) answered.set(r.data.placeOrder.id, performance.now());
+        const { id, sent } = await setProbe();
+        answered.set(id, sent);
         await new Promise((res) => setTimeout(res, 100));
       }
     })();
@@ -129,6 +141,7 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
     probing = false;
     await probe;
     await new Promise((r) => setTimeout(r, 2000));
+    await sql.end();
 
     const latencies: number[] = [];
     for (const [id, at] of answered) for (const t of arrivals.get(id) ?? []) latencies.push(Math.max(0, t - at));
@@ -148,7 +161,7 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
       latencyP50Ms: percentile(sorted, 50),
       latencyP99Ms: percentile(sorted, 99),
       latencyMaxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
-      note: 'latency: from the probe placeOrder answer (after its commit) to arrival at each subscriber; subscribers and load generator share this process and the machine',
+      note: 'latency: from sending the probe UPDATE (autocommit) to its arrival at each subscriber; subscribers and load generator share this process, the machine is shared',
     };
   } finally {
     await Promise.all(clients.map((c) => c.dispose()));

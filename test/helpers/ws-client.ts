@@ -2,7 +2,7 @@
  * A real graphql-ws client (the `graphql-ws` package over `ws`) for tests against a listening server:
  * subscriptions as lists that fill up, and the connection's close code and reason.
  */
-import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
+import { createClient, type Client, type FormattedExecutionResult as ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 
 export interface Closed {
@@ -20,13 +20,13 @@ export interface TestWsClient {
 }
 
 export interface Subscription<T> {
-  results: ExecutionResult<T>[];
+  results: ExecutionResult<T, unknown>[];
   /** Errors sent as an `error` message (the subscription is over). */
   error: Promise<unknown>;
   /** Resolves when the server completed the subscription. */
   completed: Promise<void>;
   /** Resolves with the first `n` results, once there are that many. */
-  take(n: number): Promise<ExecutionResult<T>[]>;
+  take(n: number): Promise<ExecutionResult<T, unknown>[]>;
   unsubscribe(): void;
 }
 
@@ -66,7 +66,7 @@ export function subscribe<T = Record<string, any>>(
   query: string,
   variables: Record<string, unknown> = {},
 ): Subscription<T> {
-  const results: ExecutionResult<T>[] = [];
+  const results: ExecutionResult<T, unknown>[] = [];
   const waiters: (() => void)[] = [];
   let onError!: (e: unknown) => void;
   let onComplete!: () => void;
