@@ -14,6 +14,7 @@ import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
+import { subscriptionsOverHttpPlugin } from './subscriptions';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -48,7 +49,7 @@ export async function createApollo(
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
-    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled()],
+    plugins: [errorReportingPlugin(), limits.plugin, subscriptionsOverHttpPlugin(), landingPage, ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
   return apollo;

@@ -25,6 +25,7 @@
  * changes. On shutdown, subscriptions end after the events already queued for them are sent, then
  * sockets close with 1001 ("going away"); graphql-ws clients reconnect (to another process).
  */
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import {
@@ -346,6 +347,24 @@ export async function registerSubscriptions(
     },
     get subscriptionCount() {
       return events.hub.size;
+    },
+  };
+}
+
+/**
+ * Apollo plugin: a subscription sent over HTTP is a 400 BAD_REQUEST pointing at the WebSocket
+ * (graphql-js would otherwise run the subscription's resolver once without an event).
+ */
+export function subscriptionsOverHttpPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          if (rc.operation.operation !== 'subscription') return;
+          const cause = new BadRequestError('Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP');
+          throw new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400, headers: new HeaderMap() } } });
+        },
+      };
     },
   };
 }

@@ -256,3 +256,11 @@ describe('shutdown', () => {
     await c.dispose();
   });
 });
+
+describe('over HTTP', () => {
+  it('refuses a subscription sent as a POST with a clear 400, pointing at WebSocket', async () => {
+    const reply = await t.gql(doc(STOCK), {});
+    expect(reply.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) })]);
+    expect(reply.errors![0]!.message).toMatch(/WebSocket/);
+  });
+});
