@@ -360,7 +360,7 @@ export function subscriptionsOverHttpPlugin(): ApolloServerPlugin<GraphQLContext
     async requestDidStart() {
       return {
         async didResolveOperation(rc) {
-          if (rc.operation.operation !== 'subscription') return;
+          if (rc.operation?.operation !== 'subscription') return;
           const cause = new BadRequestError('Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP');
           throw new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400, headers: new HeaderMap() } } });
         },
