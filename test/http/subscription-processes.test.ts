@@ -3,8 +3,12 @@
  * process B hears a change made through process A, because the database publishes the event
  * (NOTIFY in the writing transaction) to every process's LISTEN. And a lost LISTEN connection is
  * re-established, its gap logged, and the subscribers told to reconnect. Needs a PostgreSQL server
- * (TEST_DATABASE_URL, as CI sets it); the embedded database is single-process by design.
+ * (TEST_DATABASE_URL, as CI sets it); the embedded database is single-process by design. The
+ * shutdown of a process with open subscriptions runs on the embedded database.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/services';
@@ -27,7 +31,7 @@ const ok = async (url: string, query: string, variables: Record<string, unknown>
 
 const describeWithPostgres = usingPostgres() ? describe : describe.skip;
 if (!usingPostgres()) {
-  console.info('subscription-processes.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it (CI does)');
+  console.info('subscription-processes.test.ts: the two-process tests skipped; set TEST_DATABASE_URL to a PostgreSQL server to run it (CI does)');
 }
 
 describeWithPostgres('subscriptions across two gateway processes on one PostgreSQL database', () => {
@@ -90,6 +94,25 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     await until(() => b.output.some((line) => line.includes('store events: LISTEN connection re-established')));
     const line = JSON.parse(b.output.find((l) => l.includes('store events: LISTEN connection re-established'))!);
     expect(line.gapMs).toEqual(expect.any(Number));
+    await c.dispose();
+  });
+});
+
+describe('a gateway process with open subscriptions (embedded database)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-subs-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('on SIGTERM completes the subscriptions, closes the sockets with 1001, and exits 0', async () => {
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const c = connectWs(server.url);
+    const stock = subscribe(c, `subscription { stockChanged { quantity } }`);
+    await c.connected;
+    // The subscription is live once the server acknowledged it; a ping round trip orders after it.
+    await new Promise((r) => setTimeout(r, 200));
+    const exit = server.stop('SIGTERM');
+    await stock.completed;
+    expect(await c.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    expect(await exit).toBe(0);
     await c.dispose();
   });
 });
