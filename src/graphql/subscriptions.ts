@@ -40,7 +40,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { CloseCode, type Context } from 'graphql-ws';
+import { CloseCode, handleProtocols, type Context } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config';
@@ -295,7 +295,8 @@ export async function registerSubscriptions(
 
   await app.register(fastifyWebsocket, {
     // A message is at most what an HTTP body may be (ws would accept 100 MiB).
-    options: { maxPayload: config.limits.bodyBytes },
+    // graphql-ws's subprotocol negotiation from the first connection on (its handler sets it lazily).
+    options: { maxPayload: config.limits.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
     // Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their
     // queued events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
     preClose: async function (this: FastifyInstance) {
