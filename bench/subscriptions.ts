@@ -5,9 +5,10 @@
  * On a seeded PostgreSQL database (seed.ts) and the gateway as shipped (T3, targets.ts):
  * 1. W4 (placeOrder at 32 connections over the 100 W4 pets) with no subscriber: throughput, with
  *    the store-event triggers disabled (no NOTIFY) and enabled (the cost of publishing).
- * 2. N graphql-ws subscribers (default 1,000, one connection each, from this process), subscriber i
- *    on `stockChanged(petIds: [<W4 pet i % 100>, 500])`: every W4 order reaches 10 of them. The
- *    server's RSS before and after they connect gives the RSS per subscriber.
+ * 2. N graphql-ws subscribers (default 1,000, one connection each, in a child process:
+ *    subscribers-child.ts), subscriber i on `stockChanged(petIds: [<W4 pet i % 100>])`, every 10th
+ *    also on pet 500: every W4 order reaches 10 of them. The server's RSS before and after they
+ *    connect gives the RSS per subscriber.
  * 3. W4 again while they listen, plus a probe: every 100 ms an autocommit `UPDATE` of pet 500's
  *    stock on its own connection (not queued behind W4's HTTP requests). Latency = arrival at a
  *    subscriber minus the moment the UPDATE was sent (an upper bound of commit-to-delivery), p50/p99
@@ -17,9 +18,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient, type Client } from 'graphql-ws';
+import { fork } from 'node:child_process';
 import { Client as PgClient } from 'pg';
-import WebSocket from 'ws';
 import { projectRoot } from '../src/config';
 import { percentile, runLoad, type LoadResult } from './load';
 import { createApiKey, DATA, seedPostgres } from './seed';
@@ -27,7 +27,8 @@ import { startTarget } from './targets';
 
 /** A pet outside W4's 1..100 whose stock the probe sets directly in SQL. */
 const PROBE_PET = '500';
-const SUBSCRIPTION = `subscription($p: [ID!]) { stockChanged(petIds: $p) { petId quantity status } }`;
+/** Every PROBE_EVERY-th subscriber also subscribes to the probe pet (the latency sample). */
+const PROBE_EVERY = 10;
 
 export interface SubscriptionBenchResult {
   subscribers: number;
@@ -42,6 +43,8 @@ export interface SubscriptionBenchResult {
   probes: number;
   deliveries: number;
   expectedDeliveries: number;
+  /** Every event the subscribers received while W4 ran (W4's stock events and the probes). */
+  messagesDelivered: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencyMaxMs: number;
@@ -60,7 +63,7 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
     SUBSCRIPTION_CONNECTIONS_PER_KEY: String(opts.subscribers + 10),
     SUBSCRIPTION_BUFFERED_EVENTS: '1000',
   });
-  const clients: Client[] = [];
+  let stopChild = () => undefined as unknown;
   try {
     const load = () =>
       runLoad({ url: target.url, workload: 'W4', data: { pets: DATA.pets, w4Pets: DATA.w4Pets }, connections: 32, durationSec: opts.durationSec, headers });
@@ -73,47 +76,30 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
 
     await new Promise((r) => setTimeout(r, 1000));
     const rssBeforeMb = target.rssMb();
-    const arrivals = new Map<string, number[]>();
-    let live = 0;
-    await Promise.all(
-      Array.from({ length: opts.subscribers }, async (_, i) => {
-        let acked!: () => void;
-        const connected = new Promise<void>((r) => (acked = r));
-        const client = createClient({
-          url: target.url.replace('http', 'ws') + '/graphql',
-          webSocketImpl: WebSocket,
-          connectionParams: { Authorization: `Bearer ${key}` },
-          lazy: false,
-          retryAttempts: 0,
-          on: { connected: () => acked() },
-        });
-        clients.push(client);
-        await connected;
-        client.subscribe<{ stockChanged: { petId: string; quantity: number } }>(
-          { query: SUBSCRIPTION, variables: { p: [String(1 + (i % DATA.w4Pets)), PROBE_PET] } },
-          {
-            next: (r) => {
-              const event = r.data?.stockChanged;
-              if (event?.petId !== PROBE_PET) return;
-              const id = String(event.quantity);
-              const at = performance.now();
-              const list = arrivals.get(id);
-              if (list) list.push(at);
-              else arrivals.set(id, [at]);
-            },
-            error: () => undefined,
-            complete: () => undefined,
-          },
-        );
-        live++;
-      }),
+    const child = fork(path.join(__dirname, 'subscribers-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    stopChild = () => child.kill();
+    const ask = <T>(message: object, reply: string) =>
+      new Promise<T>((resolve) => {
+        const on = (m: { type: string }) => {
+          if (m.type !== reply) return;
+          child.off('message', on);
+          resolve(m as T);
+        };
+        child.on('message', on);
+        child.send(message);
+      });
+    const { connected: live } = await ask<{ connected: number }>(
+      { type: 'start', url: target.url, key, subscribers: opts.subscribers, w4Pets: DATA.w4Pets, probePet: PROBE_PET, probeEvery: PROBE_EVERY },
+      'started',
     );
+    const probeSubscribers = Math.ceil(live / PROBE_EVERY);
+    const arrivalsOf = (ids: string[]) => ask<{ received: number; arrivals: Record<string, number[]> }>({ type: 'arrivals', ids }, 'arrivals');
     const sql = new PgClient({ connectionString: data.url });
     await sql.connect();
     let quantity = 1_000;
     const setProbe = async () => {
       const q = ++quantity;
-      const sent = performance.now();
+      const sent = performance.timeOrigin + performance.now();
       await sql.query('UPDATE inventory_items SET quantity = $1, updated_at = now() WHERE pet_id = $2', [q, PROBE_PET]);
       return { id: String(q), sent };
     };
@@ -121,11 +107,11 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
     for (let tries = 0; tries < 100; tries++) {
       const { id } = await setProbe();
       await new Promise((res) => setTimeout(res, 200));
-      if ((arrivals.get(id)?.length ?? 0) >= live) break;
+      if (((await arrivalsOf([id])).arrivals[id]?.length ?? 0) >= probeSubscribers) break;
     }
     await new Promise((r) => setTimeout(r, 1000));
     const rssAfterMb = target.rssMb();
-    arrivals.clear();
+    const receivedBefore = (await arrivalsOf([])).received;
 
     // The probe: pet 500's stock set every 100 ms, while W4 runs.
     const answered = new Map<string, number>();
@@ -143,8 +129,9 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
     await new Promise((r) => setTimeout(r, 2000));
     await sql.end();
 
+    const { received, arrivals } = await arrivalsOf([...answered.keys()]);
     const latencies: number[] = [];
-    for (const [id, at] of answered) for (const t of arrivals.get(id) ?? []) latencies.push(Math.max(0, t - at));
+    for (const [id, at] of answered) for (const t of arrivals[id] ?? []) latencies.push(Math.max(0, t - at));
     const sorted = Float64Array.from(latencies).sort();
     return {
       subscribers: opts.subscribers,
@@ -157,14 +144,15 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
       rssPerSubscriberKb: ((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, live),
       probes: answered.size,
       deliveries: latencies.length,
-      expectedDeliveries: answered.size * live,
+      expectedDeliveries: answered.size * probeSubscribers,
+      messagesDelivered: received - receivedBefore,
       latencyP50Ms: percentile(sorted, 50),
       latencyP99Ms: percentile(sorted, 99),
       latencyMaxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
-      note: 'latency: from sending the probe UPDATE (autocommit) to its arrival at each subscriber; subscribers and load generator share this process, the machine is shared',
+      note: 'latency: from sending the probe UPDATE (autocommit) to its arrival at each of the subscribers on pet 500; subscribers run in a child process; the machine is shared',
     };
   } finally {
-    await Promise.all(clients.map((c) => c.dispose()));
+    stopChild();
     await target.stop();
     await data.drop();
   }
@@ -188,7 +176,7 @@ export function subscriptionTable(r: SubscriptionBenchResult): string {
   return [
     `| subscribers | W4 rps: no NOTIFY / NOTIFY, 0 subscribers / NOTIFY, N subscribers | W4 p99 ms (same three) | delivery p50 ms | delivery p99 ms | deliveries | RSS per subscriber |`,
     `|---|---|---|---|---|---|---|`,
-    `| ${r.connected}/${r.subscribers} | ${f(r.w4NoNotify.rps, 0)} / ${f(r.w4Without.rps, 0)} / ${f(r.w4With.rps, 0)} | ${f(r.w4NoNotify.p99)} / ${f(r.w4Without.p99)} / ${f(r.w4With.p99)} | ${f(r.latencyP50Ms)} | ${f(r.latencyP99Ms)} | ${r.deliveries}/${r.expectedDeliveries} | ${f(r.rssPerSubscriberKb)} KiB |`,
+    `| ${r.connected}/${r.subscribers} | ${f(r.w4NoNotify.rps, 0)} / ${f(r.w4Without.rps, 0)} / ${f(r.w4With.rps, 0)} | ${f(r.w4NoNotify.p99)} / ${f(r.w4Without.p99)} / ${f(r.w4With.p99)} | ${f(r.latencyP50Ms)} | ${f(r.latencyP99Ms)} | ${r.deliveries}/${r.expectedDeliveries} (all events: ${r.messagesDelivered}) | ${f(r.rssPerSubscriberKb)} KiB |`,
   ].join('\n');
 }
 
