@@ -3,10 +3,6 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
@@ -15,6 +11,8 @@ import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
 import { subscriptionsOverHttpPlugin } from './subscriptions';
+import { explorerPlugin } from './explorer';
+import { requestLogPlugin } from '../http/request-log';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -26,11 +24,9 @@ export async function createApollo(
   schema?: GraphQLSchema,
 ): Promise<ApolloServer<GraphQLContext>> {
   schema ??= await createSchema();
-  const landingPage = config.graphql.landingPage
-    ? config.env === 'production'
-      ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-      : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true })
-    : ApolloServerPluginLandingPageDisabled();
+  // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
+  const landingPage =
+    config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
@@ -49,7 +45,14 @@ export async function createApollo(
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
-    plugins: [errorReportingPlugin(), limits.plugin, subscriptionsOverHttpPlugin(), landingPage, ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      errorReportingPlugin(),
+      limits.plugin,
+      subscriptionsOverHttpPlugin(),
+      requestLogPlugin(),
+      landingPage,
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
   return apollo;
