@@ -24,6 +24,8 @@ import { registerSecurityHeaders } from './http/security-headers';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
+import { registerCompression } from './http/compression';
+import { batchGuard } from './graphql/batching';
 import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
 import { registerDocs } from './http/docs';
 import { registerOpenApi } from './http/openapi';
@@ -76,6 +78,12 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   });
   registerRequestLog(app);
   registerErrorHandlers(app);
+  // Request bodies are JSON or nothing: a text/plain, form or multipart POST is 415
+  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (README, "Clients"):
+  // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
+  app.removeContentTypeParser('text/plain');
+  // gzip or br for every answer over 1 KiB, as Accept-Encoding asks (GraphQL, REST, /openapi.json).
+  await registerCompression(app);
   await registerCors(app, config.cors);
   // Before any route: @fastify/swagger collects routes as they are added.
   await registerOpenApi(app);
@@ -125,6 +133,8 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
     // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
+    // A batch counts each of its operations against the rate limit (graphql/batching.ts).
+    preHandler: batchGuard(app, config.graphql.batchMax),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
       context: async (request) => linkGraphQLContext(request, createContext(services, request)),
     }),

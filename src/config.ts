@@ -66,6 +66,8 @@ const envSchema = z.object({
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
+  // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
+  GRAPHQL_BATCH_MAX: int(1, 100).default(10),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   // Limits (README, "API keys, scopes and limits").
@@ -126,6 +128,8 @@ export interface Config {
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
+    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    batchMax: number;
   };
   shutdownTimeoutMs: number;
   trustProxy: boolean;
@@ -228,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       landingPage: explorer !== 'off',
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
+      batchMax: e.GRAPHQL_BATCH_MAX,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

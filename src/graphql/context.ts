@@ -32,6 +32,8 @@ export interface GraphQLContext {
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
    */
   idempotencyKey: string | undefined;
+  /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
+  batched: boolean;
   /**
    * Subscriptions only (graphql-ws, src/graphql/subscriptions.ts): opens this connection's stream of
    * store events, `select` mapping each to what the subscription delivers (undefined: skip it).
@@ -46,6 +48,7 @@ export function createContext(
     log: FastifyBaseLogger;
     caller: Caller | null;
     headers: Record<string, string | string[] | undefined>;
+    body?: unknown;
   },
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
@@ -56,5 +59,6 @@ export function createContext(
     services,
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
+    batched: Array.isArray(request.body),
   };
 }

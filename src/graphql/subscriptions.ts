@@ -11,9 +11,8 @@
  *   headers; an Authorization header on the upgrade works too). A bad key closes with 4401; the
  *   connections per key are counted;
  * - at each `subscribe`: only subscription operations, the token, depth, alias, directive and cost
- *   limits of src/graphql/limits.ts, the subscriptions per connection, and the scope table
- *   (src/modules/auth/scopes.ts) for the root field; nested fields are checked per event by the
- *   same auth checker as queries;
+ *   limits of src/graphql/limits.ts, the subscriptions per connection, and the whole document
+ *   against the scope table, as for queries (src/graphql/operation-access.ts);
  * - while open: a revoked key closes its connections (4401) as soon as the key cache hears of it
  *   (api-key.cache.ts); keep-alive pings drop dead peers; a client reading too slowly is closed
  *   (1013) once `SUBSCRIPTION_BUFFERED_EVENTS` events wait for one of its subscriptions, so it never
@@ -31,14 +30,12 @@ import fastifyWebsocket from '@fastify/websocket';
 import {
   getOperationAST,
   GraphQLError,
-  Kind,
   parse,
   specifiedRules,
   validate,
   type DocumentNode,
   type ExecutionArgs,
   type GraphQLSchema,
-  type SelectionSetNode,
 } from 'graphql';
 import { CloseCode, handleProtocols, type Context } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
@@ -49,11 +46,12 @@ import type { Services } from '../services';
 import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
-import { authorize } from '../modules/auth/authorize';
+import { refusal } from '../modules/auth/authorize';
 import type { StoreEvents } from '../modules/events/store-events';
 import { createLoaders, type GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
+import { guardedCoordinates } from './operation-access';
 
 /** WebSocket close codes used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;
@@ -95,21 +93,6 @@ type WsContext = Context<Record<string, unknown> | undefined, Extra>;
 
 /** An AppError as the GraphQL error graphql-ws sends (formatted by `format` below). */
 const gqlError = (error: AppError) => new GraphQLError(error.message, { originalError: error });
-
-/** The name of the one root field of a subscription (validation guarantees there is one). */
-function rootField(document: DocumentNode, selectionSet: SelectionSetNode): string | null {
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) return selection.name.value;
-    const inner =
-      selection.kind === Kind.INLINE_FRAGMENT
-        ? selection.selectionSet
-        : document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-    const set = inner && ('selectionSet' in inner ? inner.selectionSet : inner);
-    const name = set ? rootField(document, set as SelectionSetNode) : null;
-    if (name && !name.startsWith('__')) return name;
-  }
-  return null;
-}
 
 /** The token a `connectionParams` object carries: `Authorization`, or `headers.Authorization`, any case. */
 function authorizationParam(params: Record<string, unknown> | undefined): unknown {
@@ -257,12 +240,10 @@ export async function registerSubscriptions(
         const variables = payload.variables ?? {};
         const cost = limits.costError(schema, document, variables);
         if (cost) return [cost];
-        const field = rootField(document, operation.selectionSet);
-        try {
-          if (field) authorize(conn.caller, `Subscription.${field}`);
-        } catch (error) {
-          return fail(error as AppError);
-        }
+        // The whole document against the scope table, as for queries (operation-access.ts): the
+        // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).
+        const refused = refusal(conn.caller, guardedCoordinates(schema, document, operation));
+        if (refused) return fail(refused);
         const contextValue: GraphQLContext = {
           requestId,
           log: request.log,
@@ -270,6 +251,7 @@ export async function registerSubscriptions(
           services,
           loaders: createLoaders(services),
           idempotencyKey: undefined,
+          batched: false,
           openEventStream: (select) =>
             events.hub.subscribe(select, {
               maxBuffered: settings.bufferedEvents,

@@ -11,7 +11,6 @@ import WebSocket from 'ws';
 import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { until } from '../helpers/ws-client';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const doc = (text: string) => text as unknown as TypedDocument<any, any>;
 const ORDERS = 'subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }';
 

@@ -9,7 +9,6 @@ import { createApiKey, createTestApp, type TestApp, type TypedDocument } from '.
 import { connectWs, subscribe, until, type TestWsClient } from '../helpers/ws-client';
 import { StoreEventHub } from '../../src/modules/events/store-events';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const doc = (text: string) => text as unknown as TypedDocument<any, any>;
 
 const STOCK = `subscription($petIds: [ID!]) { stockChanged(petIds: $petIds) { petId quantity status pet { id name } } }`;
