@@ -144,6 +144,11 @@ describe('auth', () => {
     expect(await catalog.error).toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', status: 403 } })]);
   });
 
+  it('checks the whole document: a public subscription selecting a protected field needs its scope', async () => {
+    const nested = subscribe(ws(), `subscription { stockChanged { pet { orders { totalCount } } } }`);
+    expect(await nested.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } })]);
+  });
+
   it('closes the connection with 4401 for an unknown key, a malformed credential, and a revoked key', async () => {
     expect(await ws({ connectionParams: { Authorization: 'Bearer pk_notakey' } }).closed).toMatchObject({ code: 4401 });
     expect(await ws({ connectionParams: { Authorization: 'Basic abc' } }).closed).toMatchObject({ code: 4401 });
