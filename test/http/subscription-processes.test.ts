@@ -13,6 +13,7 @@ import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/services';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { createApiKey } from '../helpers/test-app';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 import { connectWs, subscribe, until } from '../helpers/ws-client';
@@ -29,10 +30,7 @@ const ok = async (url: string, query: string, variables: Record<string, unknown>
   return reply.data!;
 };
 
-const describeWithPostgres = usingPostgres() ? describe : describe.skip;
-if (!usingPostgres()) {
-  console.info('subscription-processes.test.ts: the two-process tests skipped; set TEST_DATABASE_URL to a PostgreSQL server to run it (CI does)');
-}
+const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 describeWithPostgres('subscriptions across two gateway processes on one PostgreSQL database', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
