@@ -23,6 +23,7 @@ export enum ErrorCode {
   GONE = 'GONE',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED = 'RATE_LIMITED',
+  UNAVAILABLE = 'UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }
 
@@ -140,6 +141,19 @@ export class GoneError extends AppError {
     super(ErrorCode.GONE, 410, message);
   }
 }
+
+/**
+ * A dependency the request needs (the database) is unreachable or did not answer in time: 503 with
+ * `Retry-After` (UNAVAILABLE_RETRY_AFTER_S). Nothing was changed, or the transaction was rolled back.
+ */
+export class UnavailableError extends AppError {
+  constructor(message = 'The database is unavailable; retry shortly') {
+    super(ErrorCode.UNAVAILABLE, 503, message);
+  }
+}
+
+/** Seconds a client is told to wait (Retry-After) before retrying an UNAVAILABLE request. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export class InternalError extends AppError {
   constructor(requestId: string | undefined) {

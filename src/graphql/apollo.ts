@@ -35,6 +35,10 @@ export async function createApollo(
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
     ...(config.graphql.jit ? { gateway: new JitGateway(schema) } : { schema }),
     formatError,
+    // Fastify owns shutdown (main.ts). Apollo's default (on outside NODE_ENV=test) stops itself on
+    // SIGINT/SIGTERM and re-sends the signal, which close-with-grace takes for a second one: exit 1
+    // with the in-flight requests dropped.
+    stopOnTerminationSignals: false,
     introspection: config.graphql.introspection,
     // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.
     hideSchemaDetailsFromClientErrors: !config.graphql.introspection,

@@ -7,7 +7,8 @@
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode } from '../errors/app-error';
+import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
+import { isDatabaseUnavailable } from '../errors/database-errors';
 import type { GraphQLContext } from './context';
 import { tokenLimitError } from './limits';
 
@@ -59,6 +60,7 @@ export function appErrorOf(error: unknown): AppError | null {
     if (current instanceof AppError) return current;
     current = (current as { originalError?: unknown }).originalError;
   }
+  if (isDatabaseUnavailable(unwrapResolverError(error))) return new UnavailableError();
   const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
   return code === 'GRAPHQL_PARSE_FAILED' ? tokenLimitError((error as Error).message) : null;
 }
@@ -136,10 +138,28 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
  * as a whole; each answer in it carries its own errors.
  */
 function setStatus(rc: GraphQLRequestContext<GraphQLContext>, result: { data?: unknown; errors?: readonly GraphQLFormattedError[] }): void {
+  if (!rc.contextValue.batched && result.data === null && isUnavailable(result.errors)) {
+    // Nothing was answered because the database is away: 503, as for REST, so that clients,
+    // proxies and load balancers retry it as the outage it is. (Non-null data stays 200 below: the
+    // GraphQL-over-HTTP spec requires 2xx for it, and clients would otherwise drop the data.)
+    setUnavailableStatus(rc);
+    return;
+  }
   if (rc.contextValue.batched || 'data' in result) {
     rc.response.http.status = 200;
     return;
   }
   const status = result.errors?.[0]?.extensions?.status;
   if (typeof status === 'number') rc.response.http.status = status;
+  if (status === 503) setUnavailableStatus(rc);
+}
+
+const isUnavailable = (errors: readonly GraphQLFormattedError[] | undefined): boolean =>
+  Boolean(errors?.some((e) => e.extensions?.code === ErrorCode.UNAVAILABLE));
+
+/** The database unavailable (errors/database-errors.ts): 503 with `Retry-After`, and one warning. */
+function setUnavailableStatus(rc: GraphQLRequestContext<GraphQLContext>): void {
+  rc.response.http.status = 503;
+  rc.response.http.headers.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
+  rc.contextValue.log.warn('database unavailable');
 }

@@ -5,7 +5,16 @@
  * (`{ errors: [{ message, extensions: { code, status } }] }`) so GraphQL clients can read it.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCode, MethodNotAllowedError, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
+import {
+  AppError,
+  ErrorCode,
+  MethodNotAllowedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UNAVAILABLE_RETRY_AFTER_S,
+  type ErrorBody,
+} from '../errors/app-error';
+import { isDatabaseUnavailable } from '../errors/database-errors';
 import Negotiator from 'negotiator';
 import { ID_FORMAT_MESSAGE, INT64_PATTERN } from '../common/ids';
 
@@ -49,6 +58,7 @@ function validationMessage(e: FastifyError): string {
 /** Maps any error to the Error object; `null` means unexpected (the caller logs and masks it). */
 export function errorBody(error: unknown): ErrorBody | null {
   if (error instanceof AppError) return error.toBody();
+  if (isDatabaseUnavailable(error)) return new UnavailableError().toBody();
   const e = error as FastifyError;
   if (e.validation) {
     return { code: ErrorCode.VALIDATION_FAILED, message: validationMessage(e), status: 400 };
@@ -125,6 +135,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       body = { code: ErrorCode.INTERNAL, message: `Internal server error (request id ${request.id})`, status: 500 };
     }
     if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
+    if (body.code === ErrorCode.UNAVAILABLE) {
+      request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+      reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
+    }
     return sendError(request, reply, body);
   });
   app.setNotFoundHandler((request, reply) => {

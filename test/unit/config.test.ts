@@ -10,7 +10,7 @@ describe('configuration', () => {
 
   it('uses PostgreSQL when DATABASE_URL is set, and turns Sandbox off in production unless asked', () => {
     const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@h:5432/db', GRAPHQL_INTROSPECTION: 'true' });
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10 });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 15_000 });
     expect(config.graphql).toEqual({ explorer: 'off', landingPage: false, introspection: true, jit: true, batchMax: 10 });
   });
 
