@@ -16,6 +16,7 @@
  *   --targets LIST     e.g. T3 (default T0,T1,T3; goals need all three)
  *   --workloads LIST   e.g. W1,W2 (default all)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
+ *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
  *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys).
  */
@@ -28,6 +29,7 @@ import { projectRoot } from '../src/config';
 import { percentile, runLoad, type LoadResult } from './load';
 import { checkOversell, snapshotW4 } from './oversell';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
+import { subscriptionsMain } from './subscriptions';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
 import {
   graphqlBody,
@@ -677,7 +679,9 @@ async function main(): Promise<void> {
   log(`wrote bench/results/latest.json`);
 }
 
-main().then(
+// `npm run bench -- --subscriptions [--quick] [--subscribers N] [--duration S]`: the subscriptions
+// benchmark of issue 13 instead (bench/subscriptions.ts).
+(process.argv.includes('--subscriptions') ? subscriptionsMain() : main()).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

@@ -12,6 +12,10 @@ import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
+import { createLimits } from './graphql/limits';
+import { createSchema } from './graphql/schema';
+import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
+import { startStoreEvents } from './modules/events/store-events';
 import { registerErrorHandlers } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
@@ -28,6 +32,13 @@ import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
 import { createServices } from './services';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** GraphQL subscriptions: open connection and subscription counts (for metrics). */
+    subscriptions: Subscriptions;
+  }
+}
 
 export interface BuildAppOptions {
   config: Config;
@@ -130,11 +141,24 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const apollo = await createApollo(config);
+  const schema = await createSchema();
+  const apollo = await createApollo(config, schema);
   app.addHook('onClose', async () => apollo.stop());
-  app.route({
+  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),
+  // fed by the database's store events through this process's one LISTEN on their channel.
+  const events = await startStoreEvents(db, app.log);
+  app.addHook('onClose', events.stop);
+  const subscriptions = await registerSubscriptions(app, {
+    config,
+    services,
+    schema,
+    limits: createLimits(config.limits),
+    events,
+    apiKeyCache: apiKeyCache?.cache,
+  });
+  app.decorate('subscriptions', subscriptions);
+  const graphqlRoute = {
     url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
     // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
     // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
     // without the CSP header while the explorer is on (its JSON answers need none).
@@ -144,6 +168,9 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
       context: async (request) => linkGraphQLContext(request, createContext(services, request)),
     }),
-  });
+  };
+  app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
+  // @fastify/websocket takes WebSocket upgrades on GET routes only.
+  app.route({ ...graphqlRoute, method: 'GET', preValidation: subscriptions.checkUpgrade, wsHandler: subscriptions.wsHandler });
   return app;
 }

@@ -95,6 +95,12 @@ const envSchema = z.object({
   PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
   DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
   CORS_ORIGINS: origins.default([]),
+  // GraphQL subscriptions over WebSocket (README, "Subscriptions").
+  SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(20),
+  SUBSCRIPTION_CONNECTIONS_PER_KEY: int(1, 1_000_000).default(50),
+  SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
+  SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
+  SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
 }).refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
   path: ['PETS_PATH_SUNSET_DATE'],
   message: 'must be later than PETS_PATH_DEPRECATION_DATE',
@@ -164,6 +170,16 @@ export interface Config {
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
   cors: { origins: '*' | string[] };
+  /** GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). */
+  subscriptions: {
+    perConnection: number;
+    connectionsPerKey: number;
+    connectionsPerAddress: number;
+    /** Interval of WebSocket pings; a peer that does not answer within one more is dropped. 0: off. */
+    keepAliveMs: number;
+    /** Events held for one subscription whose client reads too slowly; beyond it, the connection is closed. */
+    bufferedEvents: number;
+  };
 }
 
 /** The legacy REST paths: the deprecation lifecycle of GET /pets/{petId}. */
@@ -269,5 +285,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     cors: { origins: e.CORS_ORIGINS.includes('*') ? '*' : e.CORS_ORIGINS },
+    subscriptions: {
+      perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+      connectionsPerKey: e.SUBSCRIPTION_CONNECTIONS_PER_KEY,
+      connectionsPerAddress: e.SUBSCRIPTION_CONNECTIONS_PER_ADDRESS,
+      keepAliveMs: e.SUBSCRIPTION_KEEPALIVE_MS,
+      bufferedEvents: e.SUBSCRIPTION_BUFFERED_EVENTS,
+    },
   };
 }

@@ -17,7 +17,7 @@ import { Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
 import lockfile from 'proper-lockfile';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
 import type { DatabaseConfig } from '../config';
-import { listenPglite, listenPostgres, type ListenHandlers, type Unlisten } from './listen';
+import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
 
 /** A raw SQL session: what the migration runner needs and nothing more. */
 export interface SqlSession {
@@ -275,11 +275,13 @@ async function createPostgresDatabase(
     },
   };
   const listeners = listenerSet();
+  // One LISTEN connection for every channel of this process (opened by the first `listen`).
+  const listener = new PostgresListener(url);
   return {
     kind: 'postgres',
     prisma,
     sql,
-    listen: (channel, handlers) => listeners.add(listenPostgres(url, channel, handlers)),
+    listen: (channel, handlers) => listeners.add(listener.listen(channel, handlers)),
     async withMigrationSession(fn) {
       const client = await pool.connect();
       try {

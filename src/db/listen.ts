@@ -3,8 +3,9 @@
  * `NOTIFY` (or `pg_notify(channel, payload)`) sent on it, by any process, when the sending
  * transaction commits (a rolled-back transaction notifies nobody).
  *
- * - postgres: a dedicated `pg.Client`, outside the pool (a pooled connection is shared and recycled,
- *   and a LISTEN belongs to the session that ran it). If that connection fails or ends, notifications
+ * - postgres: one dedicated `pg.Client` per process for every channel (PostgresListener), outside
+ *   the pool (a pooled connection is shared and recycled, and a LISTEN belongs to the session that
+ *   ran it). If that connection fails or ends, notifications
  *   sent meanwhile are lost for good, so the subscriber is told (`onState(false)`) and the client
  *   reconnects with backoff until it LISTENs again (`onState(true)`) or the subscription is stopped.
  * - pglite: the embedded engine's own `listen`; it lives in this process and cannot be lost.
@@ -38,68 +39,127 @@ export interface PostgresListenOptions {
 }
 
 /**
- * Listens on `channel` over a dedicated connection to `url`. Resolves after the first attempt to
- * connect, whether it succeeded (`onState(true)` was called) or not (it keeps retrying).
+ * LISTEN over one dedicated connection to `url` for every channel of the process (the API-key cache's
+ * and the store events'): a process holds one LISTEN connection, not one per channel. The connection
+ * opens with the first `listen` and closes when the last one stops.
+ */
+export class PostgresListener {
+  readonly #channels = new Map<string, Set<ListenHandlers>>();
+  #client: Client | null = null;
+  #listening = false;
+  #stopped = false;
+  #retry: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #connecting: Promise<void> | null = null;
+  /** A reconnection is scheduled: new channels wait for it (it LISTENs on every channel). */
+  #retrying = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: PostgresListenOptions = {},
+  ) {}
+
+  /**
+   * Listens on `channel`. Resolves after the first attempt to connect (or to LISTEN on the open
+   * connection), whether it succeeded (`onState(true)` was called) or not (it keeps retrying).
+   */
+  async listen(channel: string, handlers: ListenHandlers): Promise<Unlisten> {
+    this.#stopped = false;
+    let set = this.#channels.get(channel);
+    const fresh = !set;
+    if (!set) this.#channels.set(channel, (set = new Set()));
+    set.add(handlers);
+    if (this.#listening && this.#client) {
+      if (fresh) {
+        try {
+          await this.#client.query(`LISTEN ${this.#client.escapeIdentifier(channel)}`);
+        } catch {
+          // The connection is failing: its error handler reconnects and LISTENs on every channel.
+        }
+      }
+      if (this.#listening) handlers.onState(true);
+    } else if (!this.#retrying) {
+      await (this.#connecting ??= this.#connect());
+    }
+    return async () => {
+      const current = this.#channels.get(channel);
+      if (!current?.delete(handlers)) return;
+      if (this.#listening) handlers.onState(false);
+      if (current.size > 0) return;
+      this.#channels.delete(channel);
+      if (this.#channels.size === 0) await this.#stop();
+      else await this.#client?.query(`UNLISTEN ${this.#client.escapeIdentifier(channel)}`).catch(() => undefined);
+    };
+  }
+
+  #each(fn: (h: ListenHandlers) => void): void {
+    for (const set of this.#channels.values()) for (const h of set) fn(h);
+  }
+
+  async #connect(): Promise<void> {
+    const { minBackoffMs = 200, maxBackoffMs = 10_000, keepAliveInitialDelayMs = 10_000 } = this.options;
+    const c = new Client({ connectionString: this.url, keepAlive: true, keepAliveInitialDelayMillis: keepAliveInitialDelayMs });
+    this.#client = c;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      if (this.#client === c) this.#client = null;
+      c.end().catch(() => undefined);
+      if (this.#stopped) return;
+      this.#listening = false;
+      this.#each((h) => h.onState(false, error));
+      // Backoff with jitter, so that many processes losing one server do not reconnect in step.
+      const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** this.#failures++) * (0.5 + Math.random() / 2);
+      this.#retrying = true;
+      this.#retry = setTimeout(() => {
+        this.#retrying = false;
+        void (this.#connecting = this.#connect());
+      }, delay);
+      this.#retry.unref();
+    };
+    c.on('error', fail);
+    c.on('end', () => fail(new Error('the LISTEN connection ended')));
+    c.on('notification', (message) => {
+      for (const h of this.#channels.get(message.channel) ?? []) h.onNotify(message.payload ?? '');
+    });
+    try {
+      await c.connect();
+      for (const channel of this.#channels.keys()) await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
+    } catch (error) {
+      fail(error instanceof Error ? error : new Error(String(error)));
+      return;
+    } finally {
+      this.#connecting = null;
+    }
+    if (failed || this.#stopped) return;
+    this.#failures = 0;
+    this.#listening = true;
+    this.#each((h) => h.onState(true));
+  }
+
+  async #stop(): Promise<void> {
+    this.#stopped = true;
+    this.#retrying = false;
+    clearTimeout(this.#retry);
+    const c = this.#client;
+    this.#client = null;
+    this.#listening = false;
+    await c?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Listens on `channel` over a dedicated connection to `url` (one connection for this channel alone;
+ * `Database.listen` shares one PostgresListener between channels instead).
  */
 export async function listenPostgres(
   url: string,
   channel: string,
   handlers: ListenHandlers,
-  { minBackoffMs = 200, maxBackoffMs = 10_000, keepAliveInitialDelayMs = 10_000 }: PostgresListenOptions = {},
+  options: PostgresListenOptions = {},
 ): Promise<Unlisten> {
-  let stopped = false;
-  let listening = false;
-  let client: Client | null = null;
-  let retry: NodeJS.Timeout | undefined;
-  let failures = 0;
-
-  const connect = async (): Promise<void> => {
-    const c = new Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: keepAliveInitialDelayMs });
-    client = c;
-    let failed = false;
-    const fail = (error: Error) => {
-      if (failed) return;
-      failed = true;
-      if (client === c) client = null;
-      c.end().catch(() => undefined);
-      if (stopped) return;
-      listening = false;
-      handlers.onState(false, error);
-      // Backoff with jitter, so that many processes losing one server do not reconnect in step.
-      const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** failures++) * (0.5 + Math.random() / 2);
-      retry = setTimeout(() => void connect(), delay);
-      retry.unref();
-    };
-    c.on('error', fail);
-    c.on('end', () => fail(new Error('the LISTEN connection ended')));
-    c.on('notification', (message) => {
-      if (message.channel === channel) handlers.onNotify(message.payload ?? '');
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
-    } catch (error) {
-      fail(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    if (failed || stopped) return;
-    failures = 0;
-    listening = true;
-    handlers.onState(true);
-  };
-
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    const c = client;
-    client = null;
-    if (listening) {
-      listening = false;
-      handlers.onState(false);
-    }
-    await c?.end().catch(() => undefined);
-  };
+  return new PostgresListener(url, options).listen(channel, handlers);
 }
 
 /** Listens on `channel` of the embedded engine (notifications of this process's own commits). */

@@ -3,6 +3,7 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
@@ -11,6 +12,7 @@ import { createLimits } from './limits';
 import { operationAccessPlugin } from './operation-access';
 import { wellFormedVariablesPlugin } from './well-formed';
 import { createSchema } from './schema';
+import { subscriptionsOverHttpPlugin } from './subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
 
@@ -19,8 +21,11 @@ import { requestLogPlugin } from '../http/request-log';
  * lets in-flight requests finish, then stops Apollo (app.ts). Apollo's Fastify drain plugin is not
  * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
  */
-export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
-  const schema = await createSchema();
+export async function createApollo(
+  config: Config,
+  schema?: GraphQLSchema,
+): Promise<ApolloServer<GraphQLContext>> {
+  schema ??= await createSchema();
   // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
   const landingPage =
     config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
@@ -58,6 +63,7 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
       errorReportingPlugin(),
       wellFormedVariablesPlugin(),
       limits.plugin,
+      subscriptionsOverHttpPlugin(),
       operationAccessPlugin(),
       requestLogPlugin(),
       landingPage,

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
 import type { Caller } from '../modules/auth/api-key.service';
+import type { StoreEvent } from '../modules/events/store-events';
 import { createCategoryLoaders } from '../modules/categories/category.loaders';
 import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
 import { createOrderLoaders } from '../modules/orders/order.loaders';
@@ -33,6 +34,11 @@ export interface GraphQLContext {
   idempotencyKey: string | undefined;
   /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
   batched: boolean;
+  /**
+   * Subscriptions only (graphql-ws, src/graphql/subscriptions.ts): opens this connection's stream of
+   * store events, `select` mapping each to what the subscription delivers (undefined: skip it).
+   */
+  openEventStream?: <T>(select: (event: StoreEvent) => T | undefined) => AsyncIterableIterator<T>;
 }
 
 export function createContext(

@@ -110,7 +110,13 @@ export function withPageSizes(schema: GraphQLSchema, document: DocumentNode, var
 }
 
 export interface GraphQLLimits {
+  /** Depth, aliases and directives: validation rules, run with graphql-js's own. */
   validationRules: ValidationRule[];
+  /**
+   * The cost verdict for a document and its variables (null: within budget). Apollo's operations
+   * get it through `plugin`; subscriptions (src/graphql/subscriptions.ts) call it directly.
+   */
+  costError(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null;
   parseOptions: { maxTokens: number };
   plugin: ApolloServerPlugin;
 }
@@ -144,32 +150,36 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
   // the verdict is computed once per document and page sizes instead of on every request (a visit
   // and a validation pass, ~7% of the CPU of a small query before this cache, issue 6).
   const verdicts = new WeakMap<DocumentNode, CostVerdicts>();
+  const costError = (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null => {
+    let cached = verdicts.get(document);
+    if (!cached) {
+      cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
+      verdicts.set(document, cached);
+    }
+    // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
+    // string, say). withPageSizes counts anything but a safe integer as the default page,
+    // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
+    const key = cached.pageVariables
+      .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
+      .join(',');
+    let verdict = cached.byPageSizes.get(key);
+    if (verdict === undefined) {
+      const errors = validate(schema, withPageSizes(schema, document, variables), costRules);
+      verdict = errors[0] ?? null;
+      if (cached.byPageSizes.size >= VERDICTS_PER_DOCUMENT) cached.byPageSizes.clear();
+      cached.byPageSizes.set(key, verdict);
+    }
+    return verdict;
+  };
   return {
+    costError,
     validationRules: armorRules(limits, 'structure'),
     parseOptions: { maxTokens: limits.tokens },
     plugin: {
       async requestDidStart() {
         return {
           async didResolveOperation(rc) {
-            const variables = rc.request.variables ?? {};
-            let cached = verdicts.get(rc.document);
-            if (!cached) {
-              cached = { pageVariables: pageSizeVariables(rc.document), byPageSizes: new Map() };
-              verdicts.set(rc.document, cached);
-            }
-            // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
-            // string, say). withPageSizes counts anything but a safe integer as the default page,
-            // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
-            const key = cached.pageVariables
-              .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
-              .join(',');
-            let verdict = cached.byPageSizes.get(key);
-            if (verdict === undefined) {
-              const errors = validate(rc.schema, withPageSizes(rc.schema, rc.document, variables), costRules);
-              verdict = errors[0] ?? null;
-              if (cached.byPageSizes.size >= VERDICTS_PER_DOCUMENT) cached.byPageSizes.clear();
-              cached.byPageSizes.set(key, verdict);
-            }
+            const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
             // A fresh error each time: Apollo writes into an error's HTTP extensions.
             if (verdict) throw new GraphQLError(verdict.message, { originalError: verdict.originalError, extensions: { http: { status: 400, headers: new HeaderMap() } } });
           },

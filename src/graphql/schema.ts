@@ -5,12 +5,13 @@ import { CategoryResolver } from '../modules/categories/category.resolver';
 import { InventoryResolver } from '../modules/inventory/inventory.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
+import { StoreEventsResolver } from '../modules/events/store-events.resolver';
 import { authChecker } from './auth-checker';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
 
-export const resolvers = [PetResolver, CategoryResolver, OrderResolver, InventoryResolver] as const;
+export const resolvers = [PetResolver, CategoryResolver, OrderResolver, InventoryResolver, StoreEventsResolver] as const;
 
 /** Builds the executable schema. `schema.graphql` at the top level is its committed print. */
 export async function createSchema(): Promise<GraphQLSchema> {
@@ -22,6 +23,17 @@ export async function createSchema(): Promise<GraphQLSchema> {
     // One checker for every `@Authorized()` field; it reads SCOPE_TABLE (src/modules/auth/scopes.ts).
     authChecker,
     directives: [...specifiedDirectives, stabilityDirective],
+    // TypeGraphQL insists on a pubSub once a @Subscription exists. Ours take no topics: each opens its
+    // stream from the database's store events (`subscribe`, store-events.resolver.ts), so nothing
+    // publishes through TypeGraphQL; this one only says so if that ever changes.
+    pubSub: {
+      publish: () => {
+        throw new Error('store events are published by the database (src/modules/events/store-events.ts)');
+      },
+      subscribe: () => {
+        throw new Error('subscriptions open their stream with `subscribe` (store-events.resolver.ts)');
+      },
+    },
   });
   return labelStability(resolveTotalCounts(schema));
 }

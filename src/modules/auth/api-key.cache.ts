@@ -43,6 +43,7 @@ export class ApiKeyCache {
   readonly #entries: LRUCache<string, CachedKey>;
   #listening = false;
   #version = 0;
+  readonly #changeListeners = new Set<(payload: string) => void>();
 
   constructor({ ttlMs, max = API_KEY_CACHE_MAX }: { ttlMs: number; max?: number }) {
     this.#entries = new LRUCache({ max, ttl: ttlMs });
@@ -67,24 +68,43 @@ export class ApiKeyCache {
     if (this.#listening && version === this.#version) this.#entries.set(hash, entry);
   }
 
+  /**
+   * Calls `listener` with every key change heard (the key's id, or `''` for "any key": a payload
+   * that is not an id, or the listener coming back after changes may have been missed). Open
+   * subscriptions re-check their key with it (src/graphql/subscriptions.ts). Returns the remover.
+   */
+  onChange(listener: (payload: string) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
   /** A notification: drops the key with this id, or everything when the payload is not an id. */
   invalidate(payload: string): void {
     this.#version++;
     if (!/^\d{1,19}$/.test(payload)) {
       this.#entries.clear();
+      this.#notify('');
       return;
     }
     const id = BigInt(payload);
     const stale: string[] = [];
     for (const [hash, entry] of this.#entries.entries()) if (entry.caller.keyId === id) stale.push(hash);
     for (const hash of stale) this.#entries.delete(hash);
+    // After the entries are gone: a listener re-reading the key must not find it cached.
+    this.#notify(payload);
   }
 
   /** The listener came up (start with nothing: changes may have been missed) or went down. */
   setListening(listening: boolean): void {
     this.#version++;
     this.#entries.clear();
+    const resumed = listening && !this.#listening;
     this.#listening = listening;
+    if (resumed) this.#notify('');
+  }
+
+  #notify(payload: string): void {
+    for (const listener of this.#changeListeners) listener(payload);
   }
 }
 

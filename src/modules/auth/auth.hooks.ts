@@ -38,7 +38,8 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer +(\S+) *$/i;
+/** `Bearer <key>`, as an Authorization header or a graphql-ws `connectionParams` value carries it. */
+export const BEARER = /^Bearer +(\S+) *$/i;
 
 export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeyService): void {
   app.decorateRequest('caller', null);

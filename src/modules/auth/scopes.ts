@@ -32,6 +32,9 @@ export const SCOPE_TABLE = {
   'Mutation.placeOrder': 'orders:write',
   'Mutation.completeOrder': 'orders:write',
   'Mutation.cancelOrder': 'orders:write',
+  // GraphQL subscriptions (graphql-ws on /graphql; checked when subscribing)
+  'Subscription.stockChanged': 'public',
+  'Subscription.orderEvents': 'orders:read',
   // REST
   'GET /pets/:petId': 'public',
   'GET /store/orders': 'orders:read',

@@ -1,0 +1,75 @@
+import { Arg, Authorized, Ctx, Resolver, Root, Subscription } from 'type-graphql';
+import { z } from 'zod';
+import { BadRequestError } from '../../errors/app-error';
+import { validate } from '../../common/validation';
+import { createLoaders, type GraphQLContext } from '../../graphql/context';
+import { IdScalar } from '../../graphql/scalars';
+import { InventoryItem } from '../inventory/inventory.type';
+import { OrderEvent } from './store-events.type';
+import type { OrderEvent as OrderEventPayload, StockEvent, StoreEvent } from './store-events';
+
+/** The most pet ids one subscription may filter on. */
+export const MAX_PET_FILTER = 100;
+const petIdsSchema = z.object({
+  petIds: z.array(z.bigint()).max(MAX_PET_FILTER, `must list at most ${MAX_PET_FILTER} pet ids`).nullish(),
+});
+
+/** The subscription's event stream, filtered by pet; VALIDATION_FAILED for a bad filter. */
+function stream<T>(ctx: GraphQLContext, petIds: bigint[] | null | undefined, select: (e: StoreEvent) => T | undefined) {
+  const { petIds: ids } = validate(petIdsSchema, { petIds });
+  if (!ctx.openEventStream) {
+    throw new BadRequestError('Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql');
+  }
+  const only = ids && ids.length > 0 ? new Set(ids.map(String)) : null;
+  return ctx.openEventStream((event) => {
+    const value = select(event);
+    if (value === undefined) return undefined;
+    const petId = event.type === 'stock' ? event.petId : event.order.petId;
+    return only && (petId === null || !only.has(String(petId))) ? undefined : value;
+  });
+}
+
+/**
+ * Each event is resolved like a request of its own: fresh DataLoaders, so relations (`pet`,
+ * `pet.category`) are read as they are now, batched within the event and never served stale from
+ * an earlier one. graphql-js resolves one event of a subscription at a time, so replacing them here
+ * cannot affect another event in flight.
+ */
+function freshLoaders(ctx: GraphQLContext): void {
+  ctx.loaders = createLoaders(ctx.services);
+}
+
+const petIdsArg = { nullable: true, description: `Only these pets (at most ${MAX_PET_FILTER}); every pet when absent.` } as const;
+
+@Resolver()
+export class StoreEventsResolver {
+  @Subscription(() => InventoryItem, {
+    description:
+      "A pet's stock entry each time its quantity or its pet's status changes (as the committing transaction left it). Public, like the inventory reads.",
+    subscribe: ({ args, context }) =>
+      stream(context as GraphQLContext, args.petIds as bigint[] | null, (e) => (e.type === 'stock' ? e : undefined)),
+  })
+  stockChanged(
+    @Root() event: StockEvent,
+    @Arg('petIds', () => [IdScalar], petIdsArg) _petIds: bigint[] | null,
+    @Ctx() ctx: GraphQLContext,
+  ): InventoryItem {
+    freshLoaders(ctx);
+    return { petId: event.petId, quantity: event.quantity, status: event.status };
+  }
+
+  @Authorized()
+  @Subscription(() => OrderEvent, {
+    description: 'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read.',
+    subscribe: ({ args, context }) =>
+      stream(context as GraphQLContext, args.petIds as bigint[] | null, (e) => (e.type === 'order' ? e : undefined)),
+  })
+  orderEvents(
+    @Root() event: OrderEventPayload,
+    @Arg('petIds', () => [IdScalar], petIdsArg) _petIds: bigint[] | null,
+    @Ctx() ctx: GraphQLContext,
+  ): OrderEvent {
+    freshLoaders(ctx);
+    return { kind: event.kind, order: event.order as OrderEvent['order'] };
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * GraphQL subscriptions over graphql-ws, against a server listening on a real port, with the real
+ * `graphql-ws` client: events as the database commits them, auth at connection_init and per
+ * subscription, revocation, limits, shutdown. (Two processes on one PostgreSQL database:
+ * test/http/subscription-processes.test.ts.)
+ */
+import WebSocket from 'ws';
+import { createApiKey, createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
+import { connectWs, subscribe, until, type TestWsClient } from '../helpers/ws-client';
+import { StoreEventHub } from '../../src/modules/events/store-events';
+
+const doc = (text: string) => text as unknown as TypedDocument<any, any>;
+
+const STOCK = `subscription($petIds: [ID!]) { stockChanged(petIds: $petIds) { petId quantity status pet { id name } } }`;
+// The order is as the change committed; its relations (pet) are read when the event is delivered.
+const ORDERS = `subscription($petIds: [ID!]) { orderEvents(petIds: $petIds) { kind order { id petId quantity complete pet { id } } } }`;
+
+let t: TestApp;
+let url: string;
+const open: TestWsClient[] = [];
+
+function ws(options: Parameters<typeof connectWs>[1] = {}): TestWsClient {
+  const c = connectWs(url, options);
+  open.push(c);
+  return c;
+}
+
+const bearer = (headers: Record<string, string>) => ({ Authorization: headers.authorization });
+
+/** Waits until this process has `n` open subscriptions (a subscription is live once counted). */
+const subscribed = (n: number) => until(() => t.app.subscriptions.subscriptionCount >= n);
+
+async function newPet(stock: number): Promise<string> {
+  const { createCategory } = await t.gqlOk(doc(`mutation($n: String!) { createCategory(input: { name: $n }) { id } }`), {
+    n: `subs ${Math.random()}`,
+  });
+  const { createPet } = await t.gqlOk(doc(`mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }`), {
+    c: createCategory.id,
+  });
+  await setStock(createPet.id, stock);
+  return createPet.id as string;
+}
+
+const setStock = (petId: string, quantity: number) =>
+  t.gqlOk(doc(`mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }`), { p: petId, q: quantity });
+const place = (petId: string, quantity: number) =>
+  t.gql(doc(`mutation($p: ID!, $q: Int!) { placeOrder(input: { petId: $p, quantity: $q }) { id } }`), { p: petId, q: quantity });
+
+beforeAll(async () => {
+  t = await createTestApp({ auth: 'admin', env: { SUBSCRIPTIONS_PER_CONNECTION: '3', SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: '20', CORS_ORIGINS: 'https://app.example.com' } });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as { port: number };
+  url = `http://127.0.0.1:${port}`;
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.dispose()));
+  await until(() => t.app.subscriptions.connectionCount === 0);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('events', () => {
+  it('delivers a stock update with the pet it belongs to', async () => {
+    const petId = await newPet(3);
+    const c = ws();
+    const stock = subscribe(c, STOCK, { petIds: [petId] });
+    await subscribed(1);
+    await setStock(petId, 7);
+    const [event] = await stock.take(1);
+    expect(event).toEqual({ data: { stockChanged: { petId, quantity: 7, status: 'AVAILABLE', pet: { id: petId, name: 'Rex' } } } });
+  });
+
+  it('delivers a placement, a completion and a cancellation with the order as it was, and the stock each left', async () => {
+    const petId = await newPet(2);
+    const c = ws({ connectionParams: bearer(await createApiKey(t, ['orders:read'])) });
+    const orders = subscribe(c, ORDERS, { petIds: [petId] });
+    const stock = subscribe(c, STOCK, { petIds: [petId] });
+    await subscribed(2);
+
+    const first = (await place(petId, 1)).data!.placeOrder.id as string;
+    await t.gqlOk(doc(`mutation($id: ID!) { completeOrder(id: $id) { id } }`), { id: first });
+    const second = (await place(petId, 1)).data!.placeOrder.id as string;
+    await t.gqlOk(doc(`mutation($id: ID!) { cancelOrder(id: $id) { id } }`), { id: second });
+
+    const events = (await orders.take(4)).map((r) => r.data!.orderEvents);
+    expect(events).toEqual([
+      { kind: 'PLACED', order: { id: first, petId, quantity: 1, complete: false, pet: { id: petId } } },
+      { kind: 'COMPLETED', order: { id: first, petId, quantity: 1, complete: true, pet: { id: petId } } },
+      { kind: 'PLACED', order: { id: second, petId, quantity: 1, complete: false, pet: { id: petId } } },
+      { kind: 'CANCELLED', order: { id: second, petId, quantity: 1, complete: false, pet: { id: petId } } },
+    ]);
+    // Taking the last unit makes the pet pending in the same transaction: one event, its final state.
+    const levels = (await stock.take(3)).map((r) => r.data!.stockChanged);
+    expect(levels.map((s) => [s.quantity, s.status])).toEqual([
+      [1, 'AVAILABLE'],
+      [0, 'PENDING'],
+      [1, 'AVAILABLE'],
+    ]);
+  });
+
+  it('publishes nothing for an OUT_OF_STOCK placement or a transaction that rolls back', async () => {
+    const petId = await newPet(1);
+    const marker = await newPet(0);
+    const c = ws({ connectionParams: bearer(t.admin) });
+    const orders = subscribe(c, ORDERS);
+    const stock = subscribe(c, STOCK);
+    await subscribed(2);
+
+    expect((await place(petId, 5)).errors?.[0]?.extensions.code).toBe('OUT_OF_STOCK');
+    await expect(
+      t.db.prisma.$transaction(async (tx) => {
+        await tx.inventoryItem.update({ where: { petId: BigInt(petId) }, data: { quantity: 50 } });
+        await tx.order.create({ data: { petId: BigInt(petId), quantity: 1 } });
+        throw new Error('made to fail');
+      }),
+    ).rejects.toThrow('made to fail');
+    // Events arrive in commit order: the marker's is the first either stream hears.
+    await setStock(marker, 9);
+    const [first] = await stock.take(1);
+    expect(first!.data!.stockChanged).toMatchObject({ petId: marker, quantity: 9 });
+    expect(orders.results).toEqual([]);
+  });
+
+  it('filters by pet id', async () => {
+    const [a, b] = [await newPet(1), await newPet(1)];
+    const c = ws();
+    const onlyB = subscribe(c, STOCK, { petIds: [b] });
+    await subscribed(1);
+    await setStock(a, 4);
+    await setStock(b, 5);
+    const [event] = await onlyB.take(1);
+    expect(event!.data!.stockChanged).toMatchObject({ petId: b, quantity: 5 });
+  });
+});
+
+describe('auth', () => {
+  it('refuses order events without a key (UNAUTHENTICATED) and with a key lacking orders:read (FORBIDDEN)', async () => {
+    const anonymous = subscribe(ws(), ORDERS);
+    expect(await anonymous.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } })]);
+    const catalog = subscribe(ws({ connectionParams: bearer(await createApiKey(t, ['catalog:write'])) }), ORDERS);
+    expect(await catalog.error).toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', status: 403 } })]);
+  });
+
+  it('checks the whole document: a public subscription selecting a protected field needs its scope', async () => {
+    const nested = subscribe(ws(), `subscription { stockChanged { pet { orders { totalCount } } } }`);
+    expect(await nested.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } })]);
+  });
+
+  it('closes the connection with 4401 for an unknown key, a malformed credential, and a revoked key', async () => {
+    expect(await ws({ connectionParams: { Authorization: 'Bearer pk_notakey' } }).closed).toMatchObject({ code: 4401 });
+    expect(await ws({ connectionParams: { Authorization: 'Basic abc' } }).closed).toMatchObject({ code: 4401 });
+    const key = await createApiKey(t, ['orders:read']);
+    const [info] = (await t.services.apiKeys.list()).slice(-1);
+    await t.services.apiKeys.revoke(info!.id);
+    expect(await ws({ connectionParams: bearer(key) }).closed).toMatchObject({ code: 4401, reason: expect.stringContaining('unknown or revoked') });
+  });
+
+  it('accepts the key in connectionParams.headers, any case', async () => {
+    const c = ws({ connectionParams: { headers: { authorization: t.admin.authorization } } });
+    await c.connected;
+    const orders = subscribe(c, ORDERS);
+    await subscribed(1);
+    expect(orders.results).toEqual([]);
+  });
+
+  it('closes the open subscriptions of a key when it is revoked', async () => {
+    const key = await createApiKey(t, ['orders:read'], 'to revoke');
+    const id = (await t.services.apiKeys.list()).find((k) => k.name === 'to revoke')!.id;
+    const c = ws({ connectionParams: bearer(key) });
+    subscribe(c, ORDERS);
+    await subscribed(1);
+    await t.services.apiKeys.revoke(id);
+    expect(await c.closed).toEqual({ code: 4401, reason: 'Unauthorized: the API key was revoked' });
+    await until(() => t.app.subscriptions.subscriptionCount === 0);
+  });
+});
+
+describe('limits', () => {
+  it('refuses a subscription over the per-connection maximum', async () => {
+    const c = ws();
+    for (let i = 0; i < 3; i++) subscribe(c, STOCK);
+    await subscribed(3);
+    const fourth = subscribe(c, STOCK);
+    expect(await fourth.error).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED', status: 429 } })]);
+  });
+
+  it('applies the depth, alias and token limits of queries', async () => {
+    const c = ws();
+    const deep = subscribe(c, `subscription { stockChanged { pet { category { pets { nodes { category { pets { nodes { category { pets { nodes { id } } } } } } } } } } } }`);
+    expect(await deep.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: petId`).join(' ');
+    const aliased = subscribe(c, `subscription { stockChanged { ${aliases} } }`);
+    expect(await aliased.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+    const huge = subscribe(c, `subscription { stockChanged { ${'petId '.repeat(2000)} } }`);
+    expect(await huge.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+  });
+
+  it('serves only subscriptions over WebSocket, and validates them', async () => {
+    const c = ws();
+    const query = subscribe(c, `query { inventorySummary { quantity } }`);
+    expect(await query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST', status: 400 } })]);
+    const invalid = subscribe(c, `subscription { stockChanged { nope } }`);
+    expect(await invalid.error).toEqual([expect.objectContaining({ extensions: { code: 'VALIDATION_FAILED', status: 400 } })]);
+    // Variables are coerced when the subscription starts: its one result carries the error, then it completes.
+    const badId = subscribe(c, STOCK, { petIds: ['x'] });
+    await badId.completed;
+    expect(badId.results[0]!.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'VALIDATION_FAILED' }) })]);
+  });
+
+  it('refuses a browser from an origin that is neither this one nor in CORS_ORIGINS (403), and accepts those', async () => {
+    const status = (origin: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws', { headers: { origin } });
+        socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.on('open', () => {
+          socket.close();
+          resolve(101);
+        });
+      });
+    expect(await status('https://evil.example.com')).toBe(403);
+    expect(await status('https://app.example.com')).toBe(101);
+    expect(await status(url)).toBe(101);
+  });
+
+  it('refuses connections over the per-address maximum with 429', async () => {
+    const clients = Array.from({ length: 20 }, () => ws());
+    await Promise.all(clients.map((c) => c.connected));
+    const refused = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws');
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('open', () => resolve(101));
+    });
+    expect(refused).toBe(429);
+  });
+
+  it('a subscriber that stops reading is cut off at the buffer bound, not buffered without end', async () => {
+    const hub = new StoreEventHub();
+    let overflowed = 0;
+    const stream = hub.subscribe((e) => e, { maxBuffered: 2, onOverflow: () => overflowed++ });
+    for (let i = 0; i < 5; i++) hub.publish({ type: 'stock', petId: BigInt(i), quantity: i, status: 'available' });
+    expect(overflowed).toBe(1);
+    expect(hub.size).toBe(0);
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('shutdown', () => {
+  it('completes open subscriptions and closes their connections with 1001', async () => {
+    const own = await createTestApp({ auth: 'admin' });
+    await own.app.listen({ host: '127.0.0.1', port: 0 });
+    const c = connectWs(`http://127.0.0.1:${(own.app.server.address() as { port: number }).port}`);
+    const stock = subscribe(c, STOCK);
+    await until(() => own.app.subscriptions.subscriptionCount === 1);
+    await own.close();
+    await stock.completed;
+    expect(await c.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    await c.dispose();
+  });
+});
+
+describe('over HTTP', () => {
+  it('refuses a subscription sent as a POST with a clear 400, pointing at WebSocket', async () => {
+    const reply = await t.gql(doc(STOCK), {});
+    expect(reply.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) })]);
+    expect(reply.errors![0]!.message).toMatch(/WebSocket/);
+  });
+});

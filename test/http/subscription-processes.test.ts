@@ -1,0 +1,117 @@
+/**
+ * Subscriptions across gateway processes on one PostgreSQL database: a subscriber connected to
+ * process B hears a change made through process A, because the database publishes the event
+ * (NOTIFY in the writing transaction) to every process's LISTEN. And a lost LISTEN connection is
+ * re-established, its gap logged, and the subscribers told to reconnect. Needs a PostgreSQL server
+ * (TEST_DATABASE_URL, as CI sets it); the embedded database is single-process by design. The
+ * shutdown of a process with open subscriptions runs on the embedded database.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createDatabase } from '../../src/db/database';
+import { createServices } from '../../src/services';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
+import { createApiKey } from '../helpers/test-app';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+import { connectWs, subscribe, until } from '../helpers/ws-client';
+
+let auth: Record<string, string> = {};
+
+const ok = async (url: string, query: string, variables: Record<string, unknown> = {}) => {
+  const reply = (await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify({ query, variables }),
+  }).then((r) => r.json())) as { data?: Record<string, any>; errors?: unknown };
+  if (reply.errors) throw new Error(JSON.stringify(reply.errors));
+  return reply.data!;
+};
+
+const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
+
+describeWithPostgres('subscriptions across two gateway processes on one PostgreSQL database', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let servers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    servers = await Promise.all([
+      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
+      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
+    ]);
+    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+    auth = await createApiKey({ services: createServices(db) }, ['admin'], 'two processes');
+    await db.close();
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await database?.drop();
+  });
+
+  it('a subscriber on B hears an order placed through A, within a second', async () => {
+    const [a, b] = servers.map((s) => s.url) as [string, string];
+    const { createCategory } = await ok(a, 'mutation { createCategory(input: { name: "Live" }) { id } }');
+    const { createPet } = await ok(a, 'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', { c: createCategory.id });
+    const petId = createPet.id as string;
+    await ok(a, 'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 5 }) { quantity } }', { p: petId });
+
+    const c = connectWs(b, { connectionParams: { Authorization: auth.authorization } });
+    const orders = subscribe(c, `subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }`, { p: [petId] });
+    // B's subscription is live once a change through A reaches it (a stock subscription as the probe).
+    const probe = subscribe(c, `subscription($p: [ID!]) { stockChanged(petIds: $p) { quantity } }`, { p: [petId] });
+    for (let q = 6; probe.results.length === 0; q++) {
+      await ok(a, 'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', { p: petId, q });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const started = Date.now();
+    const { placeOrder } = await ok(a, 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 2 }) { id } }', { p: petId });
+    const [event] = await orders.take(1);
+    const elapsed = Date.now() - started;
+    expect(event!.data!.orderEvents).toEqual({ kind: 'PLACED', order: { id: placeOrder.id, quantity: 2 } });
+    console.info(`subscription-processes: placed through A, heard on B after ${elapsed} ms (request included)`);
+    expect(elapsed).toBeLessThan(1000);
+    await c.dispose();
+  });
+
+  it('re-establishes a lost LISTEN connection, logs the gap, and tells subscribers to reconnect (1013)', async () => {
+    const b = servers[1]!;
+    const c = connectWs(b.url);
+    subscribe(c, `subscription { stockChanged { quantity } }`);
+    await c.connected;
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    // Every LISTEN connection of the database (both processes' key and event listeners).
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+    await admin.end();
+    expect(await c.closed).toMatchObject({ code: 1013 });
+    await until(() => b.output.some((line) => line.includes('store events: LISTEN connection re-established')));
+    const line = JSON.parse(b.output.find((l) => l.includes('store events: LISTEN connection re-established'))!);
+    expect(line.gapMs).toEqual(expect.any(Number));
+    await c.dispose();
+  });
+});
+
+describe('a gateway process with open subscriptions (embedded database)', () => {
+  // Starting a process is slow on a busy machine.
+  jest.setTimeout(120_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-subs-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('on SIGTERM completes the subscriptions, closes the sockets with 1001, and exits 0', async () => {
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const c = connectWs(server.url);
+    const stock = subscribe(c, `subscription { stockChanged { quantity } }`);
+    await c.connected;
+    const exit = server.stop('SIGTERM');
+    // Completed if it was live at SIGTERM; refused ("shutting down") if SIGTERM overtook it.
+    await Promise.race([stock.completed, stock.error]);
+    expect(await c.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    expect(await exit).toBe(0);
+    await c.dispose();
+  });
+});
