@@ -24,6 +24,10 @@ import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
 import { createServices } from './services';
+import { createMetrics } from './telemetry/metrics';
+import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
+import { registerSpanRouteNames } from './telemetry/http-tracing';
+import { traceIds, tracingEnabled } from './telemetry/tracing';
 
 export interface BuildAppOptions {
   config: Config;
@@ -42,8 +46,18 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'h
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export async function buildApp({ config, db, logger, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
+  const tracing = tracingEnabled();
   const app = Fastify({
-    logger: logger === false ? false : { level: config.logLevel, ...logger, redact: LOG_REDACT },
+    logger:
+      logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // With tracing on, every line logged inside a request carries its trace and span ids.
+            ...(tracing ? { mixin: traceIds } : {}),
+            ...logger,
+            redact: LOG_REDACT,
+          },
     // Over the limit: 413 PAYLOAD_TOO_LARGE, before the body is buffered (http/errors.ts).
     bodyLimit: config.limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
@@ -58,6 +72,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (tracing) registerSpanRouteNames(app);
   registerErrorHandlers(app);
   await registerCors(app, config.cors);
   // Before any route: @fastify/swagger collects routes as they are added.
@@ -67,6 +82,17 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
   if (apiKeyCache) app.addHook('onClose', apiKeyCache.stop);
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
+  // Prometheus metrics on their own port (METRICS_PORT), never on this one (telemetry/metrics.ts).
+  const metrics =
+    config.metrics.port > 0
+      ? createMetrics({
+          maxOperationNames: config.metrics.maxOperationNames,
+          deprecatedRoute: PET_BY_ID_URL,
+          pool: db.pool ? () => db.pool : undefined,
+          apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
+        })
+      : null;
+  metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
   if (config.securityHeaders) registerSecurityHeaders(app);
@@ -85,7 +111,13 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   await app.register(orderRoutes, { services });
   await registerDocs(app);
 
-  const apollo = await createApollo(config);
+  const apollo = await createApollo(config, {
+    plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],
+    traceResolvers: tracing && config.tracing.resolverSpans,
+  });
+  const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
+    context: async (request) => createContext(services, request),
+  });
   app.addHook('onClose', async () => apollo.stop());
   app.route({
     url: '/graphql',
@@ -94,9 +126,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     // nonces and Apollo's CDN hosts); helmet's header policy would block its scripts, so /graphql
     // goes without the CSP header while the landing page is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
-    handler: fastifyApolloHandler<GraphQLContext>(apollo, {
-      context: async (request) => createContext(services, request),
-    }),
+    handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   });
   return app;
 }

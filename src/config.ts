@@ -86,9 +86,17 @@ const envSchema = z.object({
   PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
   DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
   CORS_ORIGINS: origins.default([]),
+  // Observability (README, "Operations").
+  METRICS_PORT: int(0, 65535).default(0),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),
+  GRAPHQL_RESOLVER_SPANS: bool.default(false),
 }).refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
   path: ['PETS_PATH_SUNSET_DATE'],
   message: 'must be later than PETS_PATH_DEPRECATION_DATE',
+}).refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
+  path: ['METRICS_PORT'],
+  message: 'must differ from PORT: metrics are never served on the public port',
 });
 
 export type DatabaseConfig =
@@ -129,6 +137,13 @@ export interface Config {
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
   cors: { origins: '*' | string[] };
+  /**
+   * Prometheus metrics on a port of their own (src/telemetry/metrics.ts); `port` 0 means off.
+   * `maxOperationNames`: distinct GraphQL operation names kept as labels before `__other`.
+   */
+  metrics: { port: number; host: string; maxOperationNames: number };
+  /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
+  tracing: { resolverSpans: boolean };
 }
 
 /** The legacy REST paths: the deprecation lifecycle of GET /pets/{petId}. */
@@ -197,5 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     cors: { origins: e.CORS_ORIGINS.includes('*') ? '*' : e.CORS_ORIGINS },
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, maxOperationNames: e.METRICS_MAX_OPERATION_NAMES },
+    tracing: { resolverSpans: e.GRAPHQL_RESOLVER_SPANS },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Process start: configuration, database (migrated), server, signals. Nothing else lives here.
  */
+// First: starts the OpenTelemetry SDK, when OTEL_* asks for it, before node:http and pg are loaded.
+import './telemetry/preload';
 import 'reflect-metadata';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +12,8 @@ import { DatabaseInUseError } from './db/database';
 import { openDatabase } from './db/open';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
+import { tracePglite } from './telemetry/pglite-tracing';
+import { shutdownTracing, tracingEnabled } from './telemetry/tracing';
 
 /** Unix socket paths are limited to about 107 bytes. */
 const MAX_SOCKET_PATH = 100;
@@ -17,6 +21,7 @@ const MAX_SOCKET_PATH = 100;
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config);
+  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
   const app = await buildApp({ config, db });
   let adminSocket: FastifyInstance | undefined;
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -26,6 +31,7 @@ async function main(): Promise<void> {
     await app.close();
     await db.close();
     app.log.info('stopped');
+    await shutdownTracing();
   });
   await app.listen({ host: config.host, port: config.port });
   // The embedded database can be opened by this process only: `npm run apikey` goes through here.

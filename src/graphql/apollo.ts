@@ -1,4 +1,4 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
@@ -13,14 +13,20 @@ import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
+import { traceResolvers } from '../telemetry/graphql-tracing';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
  * lets in-flight requests finish, then stops Apollo (app.ts). Apollo's Fastify drain plugin is not
  * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
  */
-export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
+export async function createApollo(
+  config: Config,
+  { plugins = [], traceResolvers: traced = false }: { plugins?: ApolloServerPlugin<GraphQLContext>[]; traceResolvers?: boolean } = {},
+): Promise<ApolloServer<GraphQLContext>> {
   const schema = await createSchema();
+  // A span per resolver call (GRAPHQL_RESOLVER_SPANS with tracing on): before graphql-jit compiles.
+  if (traced) traceResolvers(schema);
   const landingPage = config.graphql.landingPage
     ? config.env === 'production'
       ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
@@ -44,7 +50,7 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
-    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled()],
+    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled(), ...plugins],
   });
   await apollo.start();
   return apollo;
