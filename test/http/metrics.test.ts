@@ -159,6 +159,10 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     expect(total(again, 'graphql_operation_duration_seconds', { operation_name: 'PetsA' })).toBe(4);
     expect(total(again, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(11);
     expect(total(again, 'api_key_cache_misses_total')).toBe(1);
+
+    // No OTEL_* variables: no tracing, so no trace ids in the request log lines.
+    expect(server.output.some((l) => l.includes('"reqId"'))).toBe(true);
+    expect(server.output.some((l) => l.includes('trace_id'))).toBe(false);
   });
 
   it('answers 404 on the metrics port for anything but GET /metrics', async () => {
