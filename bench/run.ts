@@ -16,6 +16,7 @@
  *   --targets LIST     e.g. T3 (default T0,T1,T3; goals need all three)
  *   --workloads LIST   e.g. W1,W2 (default all)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
+ *   --telemetry        instead: the cost of metrics and tracing, W1 and W2 (bench/telemetry.ts)
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
  *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys).
  */
@@ -29,6 +30,7 @@ import { percentile, runLoad, type LoadResult } from './load';
 import { checkOversell, snapshotW4 } from './oversell';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
+import { runTelemetryBench } from './telemetry';
 import {
   graphqlBody,
   requestFor,
@@ -569,6 +571,8 @@ function gitCommit(): string {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  // The cost of metrics and tracing (issue 14) is a mode of its own, in bench/telemetry.ts.
+  if (process.argv.includes('--telemetry')) return runTelemetryBench(process.argv.slice(2).filter((a) => a !== '--telemetry'));
   const o = parseOptions();
   const started = Date.now();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-'));

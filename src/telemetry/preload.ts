@@ -33,8 +33,9 @@ if (!tracingEnabled() && tracingRequested(process.env)) {
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has(req.url ?? '') }),
       // A span per SQL statement on PostgreSQL (the SQL reader and Prisma's driver adapter both use
       // pg); BEGIN/COMMIT/ROLLBACK of transactions are statements too. Without a parent span (the
-      // LISTEN connection, pool housekeeping) nothing is recorded.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // LISTEN connection, pool housekeeping) nothing is recorded. Pool checkouts and connects get
+      // no spans (one or two more per statement, for little: waiting for the pool is a metric).
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
     ],
   });
   sdk.start();
