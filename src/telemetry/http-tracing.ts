@@ -4,10 +4,12 @@
  * route from the RPC metadata of its context, which a framework fills in once it has routed.
  */
 import { context } from '@opentelemetry/api';
-import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import type { FastifyInstance } from 'fastify';
 
 export function registerSpanRouteNames(app: FastifyInstance): void {
+  // Loaded only with tracing on (@opentelemetry/core comes with the SDK).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   app.addHook('onRequest', (request, _reply, done) => {
     const rpc = getRPCMetadata(context.active());
     if (rpc?.type === RPCType.HTTP && request.routeOptions.url) rpc.route = request.routeOptions.url;
