@@ -2,6 +2,7 @@
  * OpenTelemetry traces (README, "Operations"): a real server process configured by the standard
  * OTEL_* variables exports to a local OTLP/HTTP receiver (JSON encoding) run by the test.
  */
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -180,5 +181,22 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     const category = resolvers.filter((s) => s.name === 'resolve Pet.category');
     expect(category.length).toBe(result.data.pets.edges.length);
     expect(category.map((s) => s.attributes['graphql.field.path'])).toContain('pets.edges.0.node.category');
+  });
+});
+
+describe('tracing off', () => {
+  it('loads no OpenTelemetry SDK module when no OTEL_* variable asks for tracing', () => {
+    // The built service's first import and its app, in a fresh process with an empty environment.
+    const script = `
+      require('./dist/src/telemetry/preload.js');
+      require('./dist/src/app.js');
+      const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'))
+        .map((k) => k.split('node_modules/')[1].split('/').slice(0, 2).join('/'));
+      process.stdout.write(JSON.stringify([...new Set(loaded)]));`;
+    const root = path.resolve(__dirname, '..', '..');
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: root, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    // The API alone (a few kB of no-op tracer, which prom-client loads too); no SDK, no instrumentation.
+    expect(JSON.parse(run.stdout)).toEqual(['@opentelemetry/api']);
   });
 });
