@@ -4,14 +4,16 @@
  * /openapi.json and reference page at /docs). Starting and stopping the process is main.ts's job.
  */
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
+import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { registerErrorHandlers } from './http/errors';
+import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security-headers';
@@ -37,27 +39,23 @@ export interface BuildAppOptions {
    * `stream` to read the lines); the redaction of credentials always applies.
    */
   logger?: false | Record<string, unknown>;
+  /** A pino logger already made with `loggerOptions` (main.ts logs start-up with it); wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger;
   /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
   clock?: Clock;
 }
 
-/** Credentials never reach the logs, whatever else a caller configures. */
-export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+export { LOG_REDACT } from './http/request-log';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp({ config, db, logger, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, loggerInstance, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
   const app = Fastify({
-    logger:
-      logger === false
-        ? false
-        : {
-            level: config.logLevel,
-            // With tracing on, every line logged inside a request carries its trace and span ids.
-            ...(tracing ? { mixin: traceIds } : {}),
-            ...logger,
-            redact: LOG_REDACT,
-          },
+    // With tracing on, every line logged inside a request carries its trace and span ids (the
+    // mixin of loggerOptions, http/request-log.ts).
+    ...(loggerInstance ? { loggerInstance } : { logger: logger === false ? false : loggerOptions(config, logger) }),
+    // One line per request instead of Fastify's two, written by http/request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     // Over the limit: 413 PAYLOAD_TOO_LARGE, before the body is buffered (http/errors.ts).
     bodyLimit: config.limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
@@ -73,6 +71,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     reply.header('x-request-id', request.id);
   });
   if (tracing) registerSpanRouteNames(app);
+  registerRequestLog(app);
   registerErrorHandlers(app);
   await registerCors(app, config.cors);
   // Before any route: @fastify/swagger collects routes as they are added.
@@ -111,20 +110,21 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
   await app.register(orderRoutes, { services });
   await registerDocs(app);
 
+  if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const apollo = await createApollo(config, {
     plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
-    context: async (request) => createContext(services, request),
+    context: async (request) => linkGraphQLContext(request, createContext(services, request)),
   });
   app.addHook('onClose', async () => apollo.stop());
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    // Apollo's landing page sets a Content-Security-Policy of its own (a <meta> with per-response
-    // nonces and Apollo's CDN hosts); helmet's header policy would block its scripts, so /graphql
-    // goes without the CSP header while the landing page is on (its JSON answers need none).
+    // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
+    // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
+    // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   });

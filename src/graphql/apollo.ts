@@ -3,16 +3,14 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
 import { createSchema } from './schema';
+import { explorerPlugin } from './explorer';
+import { requestLogPlugin } from '../http/request-log';
 import { traceResolvers } from '../telemetry/graphql-tracing';
 
 /**
@@ -27,11 +25,9 @@ export async function createApollo(
   const schema = await createSchema();
   // A span per resolver call (GRAPHQL_RESOLVER_SPANS with tracing on): before graphql-jit compiles.
   if (traced) traceResolvers(schema);
-  const landingPage = config.graphql.landingPage
-    ? config.env === 'production'
-      ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-      : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true })
-    : ApolloServerPluginLandingPageDisabled();
+  // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
+  const landingPage =
+    config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
@@ -50,7 +46,14 @@ export async function createApollo(
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
-    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled(), ...plugins],
+    plugins: [
+      errorReportingPlugin(),
+      limits.plugin,
+      requestLogPlugin(),
+      landingPage,
+      ApolloServerPluginCacheControlDisabled(),
+      ...plugins,
+    ],
   });
   await apollo.start();
   return apollo;

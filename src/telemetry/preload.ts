@@ -11,8 +11,19 @@
  * This process exports traces only: Prometheus metrics are served by prom-client (metrics.ts), so
  * OTEL_METRICS_EXPORTER and OTEL_LOGS_EXPORTER default to `none` here.
  */
+import { readEnvFile } from '../config';
 import { markTracingStarted, tracingEnabled, tracingRequested } from './tracing';
 
+/** OTEL_* may come from `.env` (main.ts reads it too, and reports a bad ENV_FILE). */
+function envFileRead(): void {
+  try {
+    readEnvFile();
+  } catch {
+    // main.ts reports it
+  }
+}
+
+envFileRead();
 if (!tracingEnabled() && tracingRequested(process.env)) {
   process.env.OTEL_SERVICE_NAME ??= 'petstore-gateway';
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
