@@ -29,7 +29,7 @@ import { createServices } from './services';
 import { createMetrics } from './telemetry/metrics';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
-import { traceIds, tracingEnabled } from './telemetry/tracing';
+import { tracingEnabled } from './telemetry/tracing';
 
 export interface BuildAppOptions {
   config: Config;
