@@ -20,6 +20,8 @@ import { registerSecurityHeaders } from './http/security-headers';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
+import { registerCompression } from './http/compression';
+import { batchGuard } from './graphql/batching';
 import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
 import { registerDocs } from './http/docs';
 import { registerOpenApi } from './http/openapi';
@@ -46,6 +48,19 @@ export interface BuildAppOptions {
 }
 
 export { LOG_REDACT } from './http/request-log';
+
+/**
+ * Node's own bounds on slow clients (http.createServer options). Node checks pending requests every
+ * `connectionsCheckingInterval` (30 s by default), so a 30 s REQUEST_TIMEOUT_MS was enforced
+ * anywhere up to 60 s later, and `headersTimeout` defaulted to 60 s whatever was configured. Here
+ * headers get the same time as the whole request, and the check runs at most a second apart: a slow
+ * body or slow headers are cut with 408 within about a second of REQUEST_TIMEOUT_MS. With
+ * REQUEST_TIMEOUT_MS=0 (no limit on the request) headers keep Node's 60 s.
+ */
+export function slowClientLimits(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = requestTimeoutMs > 0 ? requestTimeoutMs : 60_000;
+  return { headersTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))) };
+}
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export async function buildApp({ config, db, logger, loggerInstance, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
@@ -60,6 +75,10 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     bodyLimit: config.limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
     requestTimeout: config.limits.requestTimeoutMs,
+    http: slowClientLimits(config.limits.requestTimeoutMs),
+    // On close, keep-alive sockets with no request in flight are closed at once (those with one get
+    // `Connection: close` on their answer: below); Fastify's default on Node >= 18.2, stated.
+    forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
     genReqId: (req) => {
@@ -72,7 +91,24 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   });
   if (tracing) registerSpanRouteNames(app);
   registerRequestLog(app);
+  // Shutting down (app.close(), main.ts): a request still in flight is answered, then its connection
+  // closed, so that no keep-alive socket holds the process until keepAliveTimeout. (Node's
+  // server.close() closes the sockets idle at that moment only; those busy then become idle later.)
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   registerErrorHandlers(app);
+  // Request bodies are JSON or nothing: a text/plain, form or multipart POST is 415
+  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (README, "Clients"):
+  // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
+  app.removeContentTypeParser('text/plain');
+  // gzip or br for every answer over 1 KiB, as Accept-Encoding asks (GraphQL, REST, /openapi.json).
+  await registerCompression(app);
   await registerCors(app, config.cors);
   // Before any route: @fastify/swagger collects routes as they are added.
   await registerOpenApi(app);
@@ -95,13 +131,15 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
   if (config.securityHeaders) registerSecurityHeaders(app);
-  // Order matters, all three run on onRequest before the body is read: who is calling, then the
-  // rate limit (keyed by that caller), then 401 for a bad credential and the REST route's scope.
+  // Order matters, all three run on onRequest before the body is read: who is calling as far as is
+  // known without the database, then the rate limit (every request counted before any credential
+  // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
   registerCallerResolution(app, services.apiKeys);
-  await registerRateLimit(app, config);
-  registerAccessControl(app);
+  const limiter = await registerRateLimit(app, config);
+  app.addHook('onRequest', limiter.limit);
+  registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, { db, rateLimitStore: limiter.state, timeoutMs: config.readinessTimeoutMs });
 
   // The REST shim for legacy clients.
   const petsLifecycle: Lifecycle = { ...config.rest.petsPath, successorUrl: '/graphql' };
@@ -126,6 +164,8 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
     // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
+    // A batch counts each of its operations against the rate limit (graphql/batching.ts).
+    preHandler: batchGuard(app, config.graphql.batchMax),
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   });
   return app;

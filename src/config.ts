@@ -63,9 +63,15 @@ const envSchema = z.object({
   DB_POOL_SIZE: int(1, 200).default(10),
   DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
   EXPLORER: z.enum(['sandbox', 'graphiql', 'off']).optional(),
+  // Bounds on every wait for PostgreSQL (README, "Failure behaviour").
+  DB_CONNECT_TIMEOUT_MS: int(100, 600_000).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
+  READINESS_TIMEOUT_MS: int(100, 60_000).default(2_000),
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
+  // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
+  GRAPHQL_BATCH_MAX: int(1, 100).default(10),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   // Limits (README, "API keys, scopes and limits").
@@ -104,7 +110,18 @@ const envSchema = z.object({
 
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string | null }
-  | { kind: 'postgres'; url: string; poolSize: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /**
+       * Longest wait for a pooled connection (a free one, or a new one to be opened), and for any
+       * one statement (and for an open transaction to send its next one); the defaults of
+       * DB_CONNECT_TIMEOUT_MS / DB_STATEMENT_TIMEOUT_MS when absent.
+       */
+      connectTimeoutMs?: number;
+      statementTimeoutMs?: number;
+    };
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -128,8 +145,12 @@ export interface Config {
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
+    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    batchMax: number;
   };
   shutdownTimeoutMs: number;
+  /** How long /readyz waits for the database before answering 503. */
+  readinessTimeoutMs: number;
   trustProxy: boolean;
   limits: {
     bodyBytes: number;
@@ -219,7 +240,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Readable logs for a person at a terminal in development; JSON lines wherever a machine reads them.
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' && process.stdout.isTTY ? 'pretty' : 'json'),
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      ? {
+          kind: 'postgres',
+          url: e.DATABASE_URL,
+          poolSize: e.DB_POOL_SIZE,
+          connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+        }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
@@ -227,8 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       landingPage: explorer !== 'off',
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
+      batchMax: e.GRAPHQL_BATCH_MAX,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     limits: {
       bodyBytes: e.BODY_LIMIT_BYTES,

@@ -23,6 +23,12 @@ const MAX_SOCKET_PATH = 100;
 /** Known once the configuration is valid: what start-up failures are explained against. */
 let startingConfig: Config | undefined;
 
+/** One step of the shutdown: what it closes (for the log) and how. */
+interface Closer {
+  name: string;
+  close(): Promise<void>;
+}
+
 async function main(): Promise<void> {
   const envFile = readEnvFile();
   const config = loadConfig();
@@ -33,12 +39,33 @@ async function main(): Promise<void> {
   if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
   const app = await buildApp({ config, db, loggerInstance: log });
   let adminSocket: FastifyInstance | undefined;
+
+  /**
+   * The shutdown sequence, in order; anything that holds the process open gets its step here.
+   * 1. HTTP: stop accepting connections, let every in-flight request finish and be answered (each
+   *    answer during shutdown carries `Connection: close`, idle keep-alive sockets are closed at
+   *    once: app.ts), then Fastify's onClose hooks (Apollo, the API-key cache's listener, Redis).
+   * 2. The API-key admin socket (embedded database only).
+   * 3. The database, last: in-flight requests needed it.
+   * One SIGTERM/SIGINT runs it and exits 0; a second signal, or SHUTDOWN_TIMEOUT_MS passing, exits
+   * 1 at once (close-with-grace). Apollo's own signal handling is off (graphql/apollo.ts): Fastify
+   * owns shutdown.
+   */
+  const closers: Closer[] = [
+    { name: 'http', close: () => app.close() },
+    { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
+    { name: 'database', close: () => db.close() },
+  ];
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    await adminSocket?.close();
-    await app.close();
-    await db.close();
+    for (const closer of closers) {
+      try {
+        await closer.close();
+      } catch (error) {
+        app.log.error({ err: error, step: closer.name }, 'shutdown step failed');
+      }
+    }
     app.log.info('stopped');
     await shutdownTracing();
   });

@@ -87,7 +87,7 @@ export async function createDatabase(
 ): Promise<Database> {
   return config.kind === 'pglite'
     ? createPgliteDatabase(config.dataDir, options)
-    : createPostgresDatabase(config.url, config.poolSize, options);
+    : createPostgresDatabase(config, options);
 }
 
 async function createPgliteDatabase(
@@ -168,14 +168,100 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   }
 }
 
-async function createPostgresDatabase(
-  url: string,
-  poolSize: number,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: poolSize });
+/** Defaults of DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS (config.ts). */
+const CONNECT_TIMEOUT_MS = 5_000;
+const STATEMENT_TIMEOUT_MS = 15_000;
+
+/**
+ * Every wait for PostgreSQL is bounded (README, "Failure behaviour"): a pooled connection within
+ * `connectTimeoutMs` (pg's default waits forever), each statement within `statementTimeoutMs` on the
+ * server (statement_timeout) and on the client (query_timeout, for a server that does not answer at
+ * all), and a transaction left open between statements is ended by the server
+ * (idle_in_transaction_session_timeout). TCP keep-alive notices a peer that vanished.
+ */
+function createPool(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Pool {
+  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 1_000,
+    keepAlive: true,
+  });
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
+  guardRelease(pool);
+  return pool;
+}
+
+/**
+ * A connection that failed (its socket died, the server ended it, a query got no answer) must never
+ * go back to the pool, nor stay checked out. pg-pool destroys a client released with an error, but
+ * Prisma's adapter releases its transaction clients without one whatever happened, and when the
+ * connection of an interactive transaction dies, Prisma never releases it at all: measured, after
+ * pg_terminate_backend under 50 writers every client of the pool stayed checked out, dead, for good,
+ * and every request then waited for a connection. So every client is watched while checked out and,
+ * on a connection-level failure, released at once with an error (destroyed: its slot is free for a
+ * new connection); the holder's later release is then a no-op. pg has no option for this: written here.
+ */
+function guardRelease(pool: Pool): void {
+  type Release = (err?: Error | boolean) => void;
+  type Checkout = { release: Release };
+  /** The checked-out clients, each with the function that destroys it. */
+  const evict = new WeakMap<object, () => void>();
+  const failed = (client: object) => evict.get(client)?.();
+  pool.on('connect', (client) => {
+    client.on('error', () => failed(client));
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (isConnectionFailure(error)) failed(client);
+        });
+      }
+      return result;
+    };
+  });
+  const guard = <C extends Checkout>(client: C): C => {
+    const release = client.release;
+    let released = false;
+    const releaseOnce: Release = (err) => {
+      if (released) return;
+      released = true;
+      evict.delete(client);
+      release(err);
+    };
+    evict.set(client, () => releaseOnce(new Error('connection failed while checked out')));
+    client.release = releaseOnce;
+    return client;
+  };
+  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client: Checkout, done: Release) => void) => Promise<Checkout> | void;
+  (pool as unknown as { connect: typeof connect }).connect = (cb) => {
+    if (!cb) return (connect() as Promise<Checkout>).then(guard);
+    return connect((err, client) => {
+      if (err) return cb(err, client, () => undefined);
+      const guarded = guard(client);
+      cb(undefined, guarded, guarded.release);
+    });
+  };
+}
+
+/** Not an SQL error of the statement but a failure of the connection itself. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
+}
+
+async function createPostgresDatabase(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  const url = config.url;
+  const pool = createPool(config);
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
   const names = preparedStatementNames();
   const sql: SqlReader = {

@@ -13,12 +13,17 @@ export enum ErrorCode {
   FORBIDDEN = 'FORBIDDEN',
   NOT_FOUND = 'NOT_FOUND',
   METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  NOT_ACCEPTABLE = 'NOT_ACCEPTABLE',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND',
+  PERSISTED_QUERY_HASH_MISMATCH = 'PERSISTED_QUERY_HASH_MISMATCH',
   CONFLICT = 'CONFLICT',
   OUT_OF_STOCK = 'OUT_OF_STOCK',
   INVALID_TRANSITION = 'INVALID_TRANSITION',
   GONE = 'GONE',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED = 'RATE_LIMITED',
+  UNAVAILABLE = 'UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }
 
@@ -136,6 +141,19 @@ export class GoneError extends AppError {
     super(ErrorCode.GONE, 410, message);
   }
 }
+
+/**
+ * A dependency the request needs (the database) is unreachable or did not answer in time: 503 with
+ * `Retry-After` (UNAVAILABLE_RETRY_AFTER_S). Nothing was changed, or the transaction was rolled back.
+ */
+export class UnavailableError extends AppError {
+  constructor(message = 'The database is unavailable; retry shortly') {
+    super(ErrorCode.UNAVAILABLE, 503, message);
+  }
+}
+
+/** Seconds a client is told to wait (Retry-After) before retrying an UNAVAILABLE request. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export class InternalError extends AppError {
   constructor(requestId: string | undefined) {

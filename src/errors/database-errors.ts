@@ -40,3 +40,37 @@ export function constraintViolation(error: unknown): ConstraintViolation | null 
   }
   return null;
 }
+
+/** PostgreSQL SQLSTATEs of a connection that failed or a statement that ran out of time. */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-4]|57014|25P03|53300)$/;
+/** Prisma's codes for an unreachable server, a lost connection, or a transaction that ran out of time. */
+const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
+/** Driver errors that carry no code (node-postgres, pg-pool, sockets). */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Transaction already closed|Unable to start a transaction|Transaction API error|server closed the connection|terminating connection/i;
+
+/**
+ * Whether an error means the database is unavailable (unreachable, connection lost, no answer in
+ * time) rather than a bug: such errors are answered 503 UNAVAILABLE, never INTERNAL. Looks through
+ * the error, its `cause` chain and Prisma's driver-adapter metadata.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+    const e = current as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      originalMessage?: unknown;
+      kind?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
+    if (current instanceof Prisma.PrismaClientKnownRequestError && UNAVAILABLE_PRISMA.has(current.code)) return true;
+    if (current instanceof Prisma.PrismaClientInitializationError) return true;
+    for (const code of [e.code, e.originalCode]) if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) return true;
+    for (const message of [e.message, e.originalMessage]) if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+    current = e.cause ?? e.meta?.driverAdapterError;
+  }
+  return false;
+}

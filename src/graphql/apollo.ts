@@ -8,6 +8,8 @@ import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
+import { operationAccessPlugin } from './operation-access';
+import { wellFormedVariablesPlugin } from './well-formed';
 import { createSchema } from './schema';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
@@ -34,21 +36,35 @@ export async function createApollo(
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
     ...(config.graphql.jit ? { gateway: new JitGateway(schema) } : { schema }),
     formatError,
+    // Fastify owns shutdown (main.ts). Apollo's default (on outside NODE_ENV=test) stops itself on
+    // SIGINT/SIGTERM and re-sends the signal, which close-with-grace takes for a second one: exit 1
+    // with the in-flight requests dropped.
+    stopOnTerminationSignals: false,
     introspection: config.graphql.introspection,
     // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.
     hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
-    // Apollo's default, stated because it matters: a POST must be application/json (or carry a
-    // preflight-forcing header), so a browser form on another site cannot run a mutation.
-    csrfPrevention: true,
-    allowBatchedHttpRequests: false,
+    // Off: Apollo's check refuses a GET without a preflight-forcing header, which is what urql,
+    // graphql-request (method GET) and Apollo Client's useGETForQueries send. Cross-site request
+    // forgery needs an ambient credential (a cookie); this service accepts Bearer keys only, and a
+    // browser sends an Authorization header cross-site only after a CORS preflight. What stays
+    // refused: a mutation over GET (405, Apollo), and a POST whose body is not JSON (415: Fastify has
+    // no parser for text/plain, form or multipart bodies, see app.ts). README "Clients".
+    csrfPrevention: false,
+    // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
+    // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).
+    allowBatchedHttpRequests: config.graphql.batchMax > 1,
     parseOptions: limits.parseOptions,
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
+    // Order matters when several refuse an operation (the first listed wins): ill-formed strings,
+    // then the cost limit, then access (scopes).
     plugins: [
       errorReportingPlugin(),
+      wellFormedVariablesPlugin(),
       limits.plugin,
+      operationAccessPlugin(),
       requestLogPlugin(),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),

@@ -31,6 +31,8 @@ export interface GraphQLContext {
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
    */
   idempotencyKey: string | undefined;
+  /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
+  batched: boolean;
 }
 
 export function createContext(
@@ -40,6 +42,7 @@ export function createContext(
     log: FastifyBaseLogger;
     caller: Caller | null;
     headers: Record<string, string | string[] | undefined>;
+    body?: unknown;
   },
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
@@ -50,5 +53,6 @@ export function createContext(
     services,
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
+    batched: Array.isArray(request.body),
   };
 }

@@ -5,7 +5,17 @@
  * (`{ errors: [{ message, extensions: { code, status } }] }`) so GraphQL clients can read it.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCode, MethodNotAllowedError, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
+import {
+  AppError,
+  ErrorCode,
+  MethodNotAllowedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UNAVAILABLE_RETRY_AFTER_S,
+  type ErrorBody,
+} from '../errors/app-error';
+import { isDatabaseUnavailable } from '../errors/database-errors';
+import Negotiator from 'negotiator';
 import { ID_FORMAT_MESSAGE, INT64_PATTERN } from '../common/ids';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -17,6 +27,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   409: ErrorCode.CONFLICT,
   410: ErrorCode.GONE,
   413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   429: ErrorCode.RATE_LIMITED,
 };
 
@@ -47,25 +58,41 @@ function validationMessage(e: FastifyError): string {
 /** Maps any error to the Error object; `null` means unexpected (the caller logs and masks it). */
 export function errorBody(error: unknown): ErrorBody | null {
   if (error instanceof AppError) return error.toBody();
+  if (isDatabaseUnavailable(error)) return new UnavailableError().toBody();
   const e = error as FastifyError;
   if (e.validation) {
     return { code: ErrorCode.VALIDATION_FAILED, message: validationMessage(e), status: 400 };
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
-    // 415 (a body that is not JSON) is a malformed request by this API's contract.
+    // 415: a body that is not JSON (text/plain, form, multipart): see app.ts.
     const code = CODE_BY_STATUS[status] ?? ErrorCode.BAD_REQUEST;
     return { code, message: e.message, status: CODE_BY_STATUS[status] ? status : 400 };
   }
   return null;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+
+/**
+ * The media type of a GraphQL answer, chosen from `Accept` exactly as Apollo Server chooses it for
+ * the answers it writes (ApolloServer.ts, chooseContentTypeForSingleResultResponse), so an error
+ * written here (401 of the auth hook, 429 of the rate limit, 413, 415) has the type of every other
+ * answer. An Accept that allows neither gets JSON: an error answer must still be readable.
+ */
+export function graphqlMediaType(accept: string | undefined): string {
+  if (!accept) return JSON_TYPE;
+  return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
-  reply.code(body.status).type('application/json; charset=utf-8');
+  reply.code(body.status);
   if (request.url.startsWith('/graphql')) {
+    reply.type(graphqlMediaType(request.headers.accept));
     return reply.send({ errors: [{ message: body.message, extensions: { code: body.code, status: body.status } }] });
   }
-  return reply.send(body);
+  return reply.type(JSON_TYPE).send(body);
 }
 
 /** A route's URL pattern (`/pets/:petId`) as a RegExp over request paths. */
@@ -108,6 +135,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       body = { code: ErrorCode.INTERNAL, message: `Internal server error (request id ${request.id})`, status: 500 };
     }
     if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
+    if (body.code === ErrorCode.UNAVAILABLE) {
+      request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+      reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
+    }
     return sendError(request, reply, body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -1,48 +1,149 @@
 /**
  * The rate limit (@fastify/rate-limit): RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS for each
- * API key, or for each client address when anonymous (or when the credential is bad). Counters live
- * in memory (one process) unless REDIS_URL is set, when every process shares them through Redis.
- * Answers 429 RATE_LIMITED with Retry-After; every response carries the IETF draft RateLimit-Limit /
- * RateLimit-Remaining / RateLimit-Reset headers. Health checks are not limited.
+ * API key, or for each client address when anonymous, when the credential is bad, and while a
+ * presented key is not yet verified. Answers 429 RATE_LIMITED with Retry-After; every response
+ * carries the IETF draft RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset headers. Health
+ * checks are not limited.
+ *
+ * When it counts (auth.hooks.ts has the three steps): before any credential is looked up in the
+ * database. A key this process has verified before (the API-key cache) is counted against the key;
+ * any other request against its client address, so a flood of unknown or random keys spends the
+ * address's budget and then gets 429 without a query. A key verified by a lookup is then counted
+ * against its own budget too (`chargeKey`): its first request in a process (or, with the cache off,
+ * every request) costs one unit of the address's budget as well.
+ *
+ * Where the counters live: in memory (one process) unless REDIS_URL is set, when every process
+ * shares them through Redis. Redis going away costs no latency and does not switch the limit off:
+ * the client fails fast (no offline queue, short timeouts) and reconnects in the background, and
+ * meanwhile each process counts in memory (the same limit per process); the change of state is
+ * logged once each way and /readyz reports it (`rateLimitStoreState`).
+ *
+ * The plugin's own per-route hook is not used (global: false): route-level hooks run after every
+ * app-level onRequest hook, that is after the credential lookup. The limiter is called from an
+ * app-level hook placed between the two caller steps instead, through the plugin's `createRateLimit`.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
 
+// The plugin's stores (not in its typings): the failover store below delegates to them.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const LocalStore = require('@fastify/rate-limit/store/LocalStore') as StoreClass;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const RedisStore = require('@fastify/rate-limit/store/RedisStore') as StoreClass;
+
+type StoreCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;
+interface Store {
+  incr(key: string, cb: StoreCallback, timeWindow: number, max: number): void;
+  read?(key: string, cb: StoreCallback, timeWindow: number, max: number): void;
+  child(routeOptions: unknown): Store;
+}
+type StoreClass = new (...args: unknown[]) => Store;
+
 export function rateLimitKey(request: FastifyRequest): string {
   return request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`;
 }
 
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
-  let redis: Redis | undefined;
-  if (config.rateLimit.redisUrl) {
-    redis = new Redis(config.rateLimit.redisUrl, {
-      // Fail fast: a request waits at most this long for Redis; then the limit is skipped (below).
-      connectTimeout: 2_000,
-      commandTimeout: 1_000,
-      maxRetriesPerRequest: 1,
-    });
-    redis.on('error', (err: Error) => app.log.warn({ err: { message: err.message } }, 'rate-limit Redis error'));
-    app.addHook('onClose', async () => {
-      await redis!.quit().catch(() => redis!.disconnect());
-    });
-  }
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Where the counters are: 'memory' (no REDIS_URL), 'redis', or 'memory-fallback' (Redis away). */
+export type RateLimitStoreState = 'memory' | 'redis' | 'memory-fallback';
+
+export interface RateLimiter {
+  /** Counts the request (by `rateLimitKey`); throws RateLimitedError over the limit. */
+  limit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts a request against the key it was just verified to carry (see above). */
+  chargeKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  state(): RateLimitStoreState;
+}
+
+/**
+ * Redis while it is connected, the plugin's in-memory store otherwise (and for a command that fails
+ * on the way): a request never waits for a Redis that is not there. Written here because the
+ * plugin's `skipOnError` can only skip the limit, not keep it.
+ */
+function failoverStore(redis: Redis, prefix: string): StoreClass {
+  return class FailoverStore implements Store {
+    readonly #redis: Store;
+    readonly #local: Store;
+    constructor(params: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
+      this.#redis = new RedisStore(params.continueExceeding, params.exponentialBackoff, redis, prefix);
+      this.#local = new LocalStore(params.continueExceeding, params.exponentialBackoff);
+    }
+    incr(key: string, cb: StoreCallback, timeWindow: number, max: number): void {
+      if (redis.status !== 'ready') return this.#local.incr(key, cb, timeWindow, max);
+      this.#redis.incr(key, (err, res) => (err ? this.#local.incr(key, cb, timeWindow, max) : cb(null, res)), timeWindow, max);
+    }
+    child(): Store {
+      return this;
+    }
+  } as unknown as StoreClass;
+}
+
+/** How long a request may wait for Redis: connecting, and each command. */
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+function connectRedis(app: FastifyInstance, url: string): { redis: Redis; available: () => boolean } {
+  const redis = new Redis(url, {
+    // Never queue a command while disconnected: the store above counts in memory instead.
+    enableOfflineQueue: false,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    // Reconnect in the background, forever, at most 2 s apart.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  // One line per change of state, not one per failed attempt or request.
+  let up: boolean | null = null;
+  const report = (now: boolean, err?: Error) => {
+    if (up === now) return;
+    const before = up;
+    up = now;
+    if (now) app.log.info(before === null ? 'rate-limit Redis connected: counters shared by every process' : 'rate-limit Redis is back: counters shared again');
+    else app.log.warn({ err: err ? { message: err.message } : undefined }, 'rate-limit Redis unavailable: counting per process in memory until it is back');
+  };
+  redis.on('ready', () => report(true));
+  // A command that timed out on a live connection (a busy Redis or host) is no outage: that request
+  // was counted in memory (the store above) and the state stays; only a lost connection is one.
+  redis.on('error', (err: Error) => {
+    if (redis.status !== 'ready') report(false, err);
+  });
+  redis.on('close', () => report(false));
+  app.addHook('onClose', async () => {
+    up = false; // quitting is no outage
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  return { redis, available: () => redis.status === 'ready' };
+}
+
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<RateLimiter> {
+  const connection = config.rateLimit.redisUrl ? connectRedis(app, config.rateLimit.redisUrl) : null;
   await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
+    global: false,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
     keyGenerator: rateLimitKey,
-    redis,
-    nameSpace: config.rateLimit.redisPrefix,
-    // If Redis is unreachable, serve rather than fail every request (availability over the limit);
-    // the error is logged above.
-    skipOnError: true,
-    enableDraftSpec: true,
-    allowList: (request) => request.url === '/healthz' || request.url === '/readyz',
-    errorResponseBuilder: (_request, context) =>
-      new RateLimitedError(`Rate limit of ${context.max} requests exceeded; retry in ${context.after}`),
+    ...(connection ? { store: failoverStore(connection.redis, config.rateLimit.redisPrefix) } : {}),
+    allowList: (request) => HEALTH_PATHS.has(request.url),
   });
+  const check = app.createRateLimit();
+  const count = async (request: FastifyRequest, reply: FastifyReply) => {
+    const result = await check(request);
+    if (result.isAllowed) return;
+    reply.header('ratelimit-limit', result.max);
+    reply.header('ratelimit-remaining', result.remaining);
+    reply.header('ratelimit-reset', result.ttlInSeconds);
+    if (result.isExceeded) {
+      reply.header('retry-after', result.ttlInSeconds);
+      throw new RateLimitedError(`Rate limit of ${result.max} requests exceeded; retry in ${result.ttlInSeconds} seconds`);
+    }
+  };
+  return {
+    limit: count,
+    chargeKey: count,
+    state: () => (!connection ? 'memory' : connection.available() ? 'redis' : 'memory-fallback'),
+  };
 }

@@ -28,9 +28,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The entry point run: this checkout's build, or PETSTORE_SERVER_ENTRY (another checkout's
+ * dist/src/main.js, to run the same test against an older build for a before/after figure).
+ */
+const serverEntry = process.env.PETSTORE_SERVER_ENTRY ?? path.join(root, 'dist', 'src', 'main.js');
+
+/**
+ * Starts the built server on a free port. NODE_ENV is `test` unless `env` sets it: shutdown and
+ * other process behaviour must also be tested as `production` and `development` run.
+ */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
+  const child = spawn(process.execPath, [serverEntry], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,7 @@ describe('operational endpoints', () => {
     expect((await t.app.inject('/healthz')).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok', database: t.db.kind });
+    expect(ready.json()).toEqual({ status: 'ok', database: t.db.kind, checks: { database: 'ok', rateLimit: 'ok (memory)' } });
   });
 
   it('answers an unknown path with the spec Error object', async () => {
@@ -43,7 +43,7 @@ describe('readiness without a database', () => {
       await t.db.close();
       const ready = await t.app.inject('/readyz');
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toEqual({ status: 'unavailable', database: t.db.kind });
+      expect(ready.json()).toEqual({ status: 'unavailable', database: t.db.kind, checks: { database: 'unavailable', rateLimit: 'ok (memory)' } });
       expect((await t.app.inject('/healthz')).statusCode).toBe(200);
     } finally {
       await t.app.close();

@@ -123,6 +123,15 @@ export class ApiKeyService {
     return info;
   }
 
+  /**
+   * The caller of a key this process has already verified (the cache, no database), or null: what
+   * the rate limit is keyed by before any lookup (auth.hooks.ts).
+   */
+  cachedCaller(key: string): Caller | null {
+    if (!KEY_FORMAT.test(key)) return null;
+    return this.cache?.get(hashKey(key))?.caller ?? null;
+  }
+
   /** The caller a presented key stands for, or null when it is malformed, unknown or revoked. */
   async authenticate(key: string): Promise<Caller | null> {
     if (!KEY_FORMAT.test(key)) return null;

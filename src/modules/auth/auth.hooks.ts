@@ -1,17 +1,23 @@
 /**
- * Who is calling, once per request, for GraphQL and REST alike.
+ * Who is calling, once per request, for GraphQL and REST alike, in three onRequest steps around the
+ * rate limit (app.ts registers them in this order):
  *
- * 1. `resolveCaller` (onRequest) reads the Authorization header: none means anonymous, a valid
- *    `Bearer <key>` puts the key's caller on `request.caller`, anything else is remembered as a
- *    failure (not thrown yet, so the rate limiter, which runs next, counts it by client address).
- * 2. `enforceAccess` (onRequest, after the rate limiter) answers a bad credential with 401 on every
- *    path, public or not (never silently anonymous), and checks the scope of REST routes that name
- *    an operation of the scope table (`config: { operation: 'GET /store/orders' }`). GraphQL
- *    operations are checked per field by the TypeGraphQL auth checker (src/graphql/auth-checker.ts).
+ * 1. `registerCallerResolution` reads the Authorization header without touching the database: none
+ *    means anonymous; a malformed header is remembered as a failure (not thrown yet); a key this
+ *    process has already verified (the API-key cache) puts its caller on `request.caller` at once.
+ * 2. The rate limit (http/rate-limit.ts) counts the request: by key when step 1 knew the caller, by
+ *    client address otherwise. So every request, a bad credential included, is counted before any
+ *    credential is looked up, and a flood of unknown keys over the budget is answered 429 without a
+ *    query.
+ * 3. `registerAccessControl` looks up a presented key the cache did not know (one database read),
+ *    charges the key's own budget once it is known valid (rate-limit.ts), answers a bad credential
+ *    with 401 on every path, public or not (never silently anonymous), and checks the scope of REST
+ *    routes that name an operation of the scope table (`config: { operation: 'GET /store/orders' }`).
+ *    GraphQL operations are checked per field by the TypeGraphQL auth checker.
  *
- * Both run before the body is read, so an unauthorised request costs no parsing.
+ * All run before the body is read, so an unauthorised request costs no parsing.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../../errors/app-error';
 import type { Caller, ApiKeyService } from './api-key.service';
 import { authorize } from './authorize';
@@ -23,6 +29,8 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Set when the request carried a credential that is not a valid key. */
     credentialError: UnauthenticatedError | null;
+    /** The key presented in the Authorization header, verified in step 3. */
+    presentedKey: string | null;
   }
   interface FastifyContextConfig {
     /** The route's entry in SCOPE_TABLE; routes without one are public plumbing (health checks). */
@@ -35,6 +43,7 @@ const BEARER = /^Bearer +(\S+) *$/i;
 export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeyService): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('credentialError', null);
+  app.decorateRequest('presentedKey', null);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return;
@@ -46,15 +55,28 @@ export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeySe
       );
       return;
     }
-    request.caller = await apiKeys.authenticate(token);
-    if (!request.caller) {
-      request.credentialError = new UnauthenticatedError('The API key is unknown or revoked', true);
-    }
+    request.presentedKey = token;
+    request.caller = apiKeys.cachedCaller(token);
   });
 }
 
-export function registerAccessControl(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+/**
+ * `chargeKey`: counts a request against a key that was just verified (its first request in this
+ * process, or every request when the cache is off), having been counted by address before the lookup.
+ */
+export function registerAccessControl(
+  app: FastifyInstance,
+  apiKeys: ApiKeyService,
+  chargeKey: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    if (request.presentedKey !== null) {
+      const countedByKey = request.caller !== null;
+      // A cache hit costs no read here (only the once-a-minute lastUsedAt write).
+      request.caller = await apiKeys.authenticate(request.presentedKey);
+      if (!request.caller) request.credentialError = new UnauthenticatedError('The API key is unknown or revoked', true);
+      else if (!countedByKey) await chargeKey(request, reply);
+    }
     if (request.credentialError) throw request.credentialError;
     const operation = request.routeOptions.config?.operation;
     if (operation) authorize(request.caller, operation);

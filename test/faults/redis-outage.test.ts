@@ -1,0 +1,129 @@
+/**
+ * Issue 10, item 4: Redis away costs no latency and does not switch the rate limit off. The limit
+ * falls back to per-process counters, the change of state is logged once, and /readyz says the
+ * rate limit is degraded while staying ready. A real process; "no added latency" is shown by every
+ * request of a burst being answered (each would wait for Redis otherwise), not by timing.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { pollUntil } from '../helpers/poll';
+
+jest.setTimeout(120_000);
+
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** `total` requests, `concurrency` at a time; the statuses, in no particular order. */
+async function burst(url: string, total: number, concurrency = 20): Promise<number[]> {
+  const statuses: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        const res = await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+    }),
+  );
+  return statuses;
+}
+
+const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+const logLines = (server: ServerProcess, pattern: RegExp) =>
+  server.output.map((l) => JSON.parse(l) as { msg: string }).filter((l) => pattern.test(l.msg));
+const readyz = async (url: string) => {
+  const res = await fetch(`${url}/readyz`);
+  return { status: res.status, body: (await res.json()) as { status: string; checks: { rateLimit: string } } };
+};
+
+describe('Redis unreachable from the start (REDIS_URL at a closed port)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
+  let server: ServerProcess;
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers all 300 requests of a burst, at most 100 of them 200, and logs the outage once', async () => {
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      RATE_LIMIT_MAX: '100',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      NODE_ENV: 'production',
+    });
+    const statuses = await burst(server.url, 300);
+    expect(statuses).toHaveLength(300);
+    expect(count(statuses, 200)).toBe(100);
+    expect(count(statuses, 429)).toBe(200);
+    expect(logLines(server, /rate-limit Redis unavailable/)).toHaveLength(1);
+    const ready = await readyz(server.url);
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('degraded');
+    expect(ready.body.checks.rateLimit).toMatch(/^degraded/);
+  });
+});
+
+const redisUrl = process.env.TEST_REDIS_URL;
+const describeWithRedis = redisUrl ? describe : describe.skip;
+if (!redisUrl) process.stderr.write('redis-outage.test.ts (Redis stopped and started) skipped: set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it\n');
+
+describeWithRedis('Redis going away and coming back (through a proxy the test controls)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
+  let server: ServerProcess;
+  let proxy: TcpProxy;
+  afterAll(async () => {
+    await server?.stop();
+    await proxy?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('falls back to per-process counters while Redis is away, then shares them again', async () => {
+    const target = new URL(redisUrl!);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      REDIS_URL: proxy.via(redisUrl!),
+      RATE_LIMIT_REDIS_PREFIX: `petstore-test-${crypto.randomUUID()}:`,
+      RATE_LIMIT_MAX: '50',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      NODE_ENV: 'production',
+    });
+    expect((await pollUntil(() => readyz(server.url), (r) => r.body.checks.rateLimit === 'ok (redis)')).body.checks.rateLimit).toBe('ok (redis)');
+    const before = await burst(server.url, 20);
+    expect(count(before, 200)).toBe(20);
+
+    await proxy.refuse();
+    const during = await burst(server.url, 150);
+    expect(during).toHaveLength(150);
+    // The in-memory counters start afresh: at most the limit is served while Redis is away.
+    expect(count(during, 200)).toBeLessThanOrEqual(50);
+    expect(count(during, 429)).toBeGreaterThanOrEqual(100);
+    expect((await readyz(server.url)).body.status).toBe('degraded');
+
+    await proxy.restore();
+    const back = await pollUntil(() => readyz(server.url), (r) => r.body.status === 'ok', 15_000);
+    expect(back.body.checks.rateLimit).toBe('ok (redis)');
+    // Shared counters again: Redis still holds the 20 counted before the outage.
+    const after = await burst(server.url, 40);
+    expect(count(after, 200)).toBe(30);
+    expect(logLines(server, /rate-limit Redis unavailable/)).toHaveLength(1);
+    expect(logLines(server, /rate-limit Redis is back/)).toHaveLength(1);
+  });
+});

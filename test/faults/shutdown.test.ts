@@ -1,0 +1,134 @@
+/**
+ * Issue 10, item 1: one SIGTERM (or SIGINT) in any NODE_ENV lets every in-flight request finish and
+ * be answered, refuses new connections, closes idle keep-alive sockets at once, closes the database,
+ * logs "stopped" and exits 0. A real process; NODE_ENV production and development (Apollo stops
+ * itself on signals outside `test` unless told not to, which once turned one SIGTERM into two).
+ *
+ * In flight = requests whose bodies are still arriving when the signal comes (works on both
+ * databases); on PostgreSQL the ten orders are also held on the pet's row lock, taken from a second
+ * connection, until after the signal.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { Client } from 'pg';
+import { PLACE_ORDER, petInStock, startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
+import { pollUntil } from '../helpers/poll';
+
+jest.setTimeout(120_000);
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** Starts a POST whose body is sent only in part; `finish()` sends the rest, `answer` resolves on the reply. */
+function partialPost(url: string, path: string, body: string, headers: Record<string, string>, agent: http.Agent) {
+  const { hostname, port } = new URL(url);
+  let finish!: () => void;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: hostname,
+        port,
+        path,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.write(body.slice(0, 5));
+    finish = () => req.end(body.slice(5));
+  });
+  return { answer, finish: () => finish() };
+}
+
+const refused = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+
+const exitCode = (fixture: GatewayFixture) =>
+  fixture.server.child.exitCode ?? new Promise<number | null>((resolve) => fixture.server.child.once('exit', resolve));
+
+describe.each(['production', 'development'])('shutdown on one signal, NODE_ENV=%s', (nodeEnv) => {
+  let fixture: GatewayFixture;
+  afterEach(() => fixture?.dispose());
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s: ten in-flight orders are all answered, then exit 0', async (signal) => {
+    // A long grace period: only an exit that does not wait for it (idle keep-alive sockets closed,
+    // no keep-alive held open after the last answer) is code 0 before it; expiring exits 1.
+    fixture = await startGateway({ NODE_ENV: nodeEnv, SHUTDOWN_TIMEOUT_MS: '30000' });
+    const { url } = fixture.server;
+    const petId = await petInStock(url, fixture.admin, 100);
+
+    // An idle keep-alive connection: one answered request, its socket left open.
+    const idleAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const first = partialPost(url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, idleAgent);
+    first.finish();
+    expect((await first.answer).status).toBe(200);
+
+    let lock: Client | undefined;
+    if (fixture.databaseUrl) {
+      lock = new Client({ connectionString: fixture.databaseUrl });
+      await lock.connect();
+      await lock.query('BEGIN');
+      await lock.query('SELECT id FROM pets WHERE id = $1 FOR UPDATE', [petId]);
+    }
+    const agents = Array.from({ length: 10 }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+    const body = JSON.stringify({ query: PLACE_ORDER, variables: { p: petId } });
+    const orders = agents.map((agent) => partialPost(url, '/graphql', body, fixture.admin, agent));
+    await new Promise((r) => setTimeout(r, 300));
+
+    fixture.server.child.kill(signal);
+    // New connections are refused once the signal is handled.
+    expect(await pollUntil(() => refused(url), (r) => r)).toBe(true);
+    for (const order of orders) order.finish();
+    if (lock) {
+      // The orders are now waiting on the row lock, inside their transactions.
+      await new Promise((r) => setTimeout(r, 300));
+      await lock.query('COMMIT');
+      await lock.end();
+    }
+    const answers = await Promise.all(orders.map((o) => o.answer));
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ data: { placeOrder: { id: expect.stringMatching(/^\d+$/) } } });
+    }
+    expect(await exitCode(fixture)).toBe(0);
+    const messages = fixture.server.output.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toEqual(expect.arrayContaining(['shutting down: finishing in-flight requests', 'stopped']));
+    expect(messages.join('\n')).not.toMatch(/second SIG|killed by timeout/);
+    idleAgent.destroy();
+    agents.forEach((a) => a.destroy());
+  });
+});
+
+describe('a second signal', () => {
+  let fixture: GatewayFixture;
+  afterEach(() => fixture?.dispose());
+
+  it('exits at once (code 1) while a request is still in flight', async () => {
+    fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '60000' });
+    const agent = new http.Agent({ keepAlive: true });
+    const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
+    held.answer.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    fixture.server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    fixture.server.child.kill('SIGTERM');
+    expect(await exitCode(fixture)).toBe(1);
+    agent.destroy();
+  });
+});

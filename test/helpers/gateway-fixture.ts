@@ -1,0 +1,111 @@
+/**
+ * A gateway process on a database of its own (a new PGlite data directory, or a new PostgreSQL
+ * database when TEST_DATABASE_URL is set), with an admin key: what the fault tests start from.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDatabase } from '../../src/db/database';
+import { createServices } from '../../src/services';
+import { createApiKeyWithCli, startServerProcess, type ServerProcess } from './server-process';
+import { createApiKey } from './test-app';
+import { createPostgresDatabase, usingPostgres } from './test-database';
+
+export interface GatewayFixture {
+  server: ServerProcess;
+  /** Authorization header of an admin key. */
+  admin: Record<string, string>;
+  /** The environment the server was started with (its database), to start another on it. */
+  env: Record<string, string>;
+  /** PostgreSQL only: the database's URL. */
+  databaseUrl?: string;
+  /** Stops the server (if still running) and removes the database. */
+  dispose(): Promise<void>;
+}
+
+export async function startGateway(
+  env: Record<string, string> = {},
+  options: { databaseUrl?: (url: string) => Promise<string> | string } = {},
+): Promise<GatewayFixture> {
+  if (usingPostgres()) {
+    const pg = await createPostgresDatabase();
+    const serverUrl = options.databaseUrl ? await options.databaseUrl(pg.url) : pg.url;
+    const dbEnv = { DATABASE_URL: serverUrl };
+    const server = await startServerProcess({ ...dbEnv, ...env });
+    let admin: Record<string, string>;
+    try {
+      const db = await createDatabase({ kind: 'postgres', url: pg.url, poolSize: 1 });
+      try {
+        admin = await createApiKey({ services: createServices(db) }, ['admin'], 'fault tests');
+      } finally {
+        await db.close();
+      }
+    } catch (error) {
+      await server.stop('SIGKILL');
+      await pg.drop();
+      throw error;
+    }
+    return {
+      server,
+      admin,
+      env: dbEnv,
+      databaseUrl: pg.url,
+      async dispose() {
+        await server.stop('SIGKILL');
+        await pg.drop();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-fault-'));
+  const dbEnv = { PGLITE_DATA_DIR: dir };
+  const admin = await createApiKeyWithCli(['admin'], dbEnv);
+  const server = await startServerProcess({ ...dbEnv, ...env });
+  return {
+    server,
+    admin,
+    env: dbEnv,
+    async dispose() {
+      await server.stop('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  data?: Record<string, any> | null;
+  errors?: { message: string; extensions: { code: string; status: number } }[];
+}
+
+export async function gql(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, ...((await res.json()) as Omit<Reply, 'status'>) };
+}
+
+/** Creates a category and a pet with `stock` units; returns the pet's id. */
+export async function petInStock(url: string, admin: Record<string, string>, stock: number): Promise<string> {
+  const ok = async (query: string, variables: Record<string, unknown> = {}) => {
+    const reply = await gql(url, query, variables, admin);
+    if (reply.errors) throw new Error(JSON.stringify(reply.errors));
+    return reply.data!;
+  };
+  const { createCategory } = await ok('mutation { createCategory(input: { name: "Faults" }) { id } }');
+  const { createPet } = await ok('mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', {
+    c: createCategory.id,
+  });
+  await ok('mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }'.replace('$q', String(stock)), {
+    p: createPet.id,
+  });
+  return createPet.id as string;
+}
+
+export const PLACE_ORDER = 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }';
