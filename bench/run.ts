@@ -17,6 +17,7 @@
  *   --workloads LIST   e.g. W1,W2 (default all)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
  *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
+ *   --telemetry        instead: the cost of metrics and tracing, W1 and W2 (bench/telemetry.ts)
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
  *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys).
  */
@@ -31,6 +32,7 @@ import { checkOversell, snapshotW4 } from './oversell';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { subscriptionsMain } from './subscriptions';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
+import { runTelemetryBench } from './telemetry';
 import {
   graphqlBody,
   requestFor,
@@ -571,6 +573,8 @@ function gitCommit(): string {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  // The cost of metrics and tracing (issue 14) is a mode of its own, in bench/telemetry.ts.
+  if (process.argv.includes('--telemetry')) return runTelemetryBench(process.argv.slice(2).filter((a) => a !== '--telemetry'));
   const o = parseOptions();
   const started = Date.now();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-'));

@@ -32,6 +32,10 @@ import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
 import { createServices } from './services';
+import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
+import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
+import { registerSpanRouteNames } from './telemetry/http-tracing';
+import { tracingEnabled } from './telemetry/tracing';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -71,7 +75,10 @@ export function slowClientLimits(requestTimeoutMs: number): { headersTimeout: nu
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export async function buildApp({ config, db, logger, loggerInstance, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
+  const tracing = tracingEnabled();
   const app = Fastify({
+    // With tracing on, every line logged inside a request carries its trace and span ids (the
+    // mixin of loggerOptions, http/request-log.ts).
     ...(loggerInstance ? { loggerInstance } : { logger: logger === false ? false : loggerOptions(config, logger) }),
     // One line per request instead of Fastify's two, written by http/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
@@ -93,6 +100,7 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (tracing) registerSpanRouteNames(app);
   registerRequestLog(app);
   // Shutting down (app.close(), main.ts): a request still in flight is answered, then its connection
   // closed, so that no keep-alive socket holds the process until keepAliveTimeout. (Node's
@@ -120,6 +128,17 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
   if (apiKeyCache) app.addHook('onClose', apiKeyCache.stop);
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
+  // Prometheus metrics on their own port (METRICS_PORT), never on this one (telemetry/metrics.ts).
+  const metrics =
+    config.metrics.port > 0
+      ? createMetrics({
+          maxOperationNames: config.metrics.maxOperationNames,
+          deprecatedRoute: PET_BY_ID_URL,
+          pool: db.pool ? () => db.pool : undefined,
+          apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
+        })
+      : null;
+  metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
   if (config.securityHeaders) registerSecurityHeaders(app);
@@ -142,7 +161,14 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const schema = await createSchema();
-  const apollo = await createApollo(config, schema);
+  const apollo = await createApollo(config, {
+    schema,
+    plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],
+    traceResolvers: tracing && config.tracing.resolverSpans,
+  });
+  const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
+    context: async (request) => linkGraphQLContext(request, createContext(services, request)),
+  });
   app.addHook('onClose', async () => apollo.stop());
   // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),
   // fed by the database's store events through this process's one LISTEN on their channel.
@@ -157,6 +183,11 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     apiKeyCache: apiKeyCache?.cache,
   });
   app.decorate('subscriptions', subscriptions);
+  if (metrics) {
+    // graphql_subscriptions_open, read at each scrape (telemetry/metrics.ts).
+    reportOpenSubscriptions(() => subscriptions.subscriptionCount);
+    app.addHook('onClose', async () => reportOpenSubscriptions(null));
+  }
   const graphqlRoute = {
     url: '/graphql',
     // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
@@ -165,9 +196,7 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     // A batch counts each of its operations against the rate limit (graphql/batching.ts).
     preHandler: batchGuard(app, config.graphql.batchMax),
-    handler: fastifyApolloHandler<GraphQLContext>(apollo, {
-      context: async (request) => linkGraphQLContext(request, createContext(services, request)),
-    }),
+    handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
   // @fastify/websocket takes WebSocket upgrades on GET routes only.

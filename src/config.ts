@@ -101,9 +101,17 @@ const envSchema = z.object({
   SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
   SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
   SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
+  // Observability (README, "Operations").
+  METRICS_PORT: int(0, 65535).default(0),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),
+  GRAPHQL_RESOLVER_SPANS: bool.default(false),
 }).refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
   path: ['PETS_PATH_SUNSET_DATE'],
   message: 'must be later than PETS_PATH_DEPRECATION_DATE',
+}).refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
+  path: ['METRICS_PORT'],
+  message: 'must differ from PORT: metrics are never served on the public port',
 });
 
 export type DatabaseConfig =
@@ -180,6 +188,13 @@ export interface Config {
     /** Events held for one subscription whose client reads too slowly; beyond it, the connection is closed. */
     bufferedEvents: number;
   };
+  /**
+   * Prometheus metrics on a port of their own (src/telemetry/metrics.ts); `port` 0 means off.
+   * `maxOperationNames`: distinct GraphQL operation names kept as labels before `__other`.
+   */
+  metrics: { port: number; host: string; maxOperationNames: number };
+  /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
+  tracing: { resolverSpans: boolean };
 }
 
 /** The legacy REST paths: the deprecation lifecycle of GET /pets/{petId}. */
@@ -292,5 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveMs: e.SUBSCRIPTION_KEEPALIVE_MS,
       bufferedEvents: e.SUBSCRIPTION_BUFFERED_EVENTS,
     },
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, maxOperationNames: e.METRICS_MAX_OPERATION_NAMES },
+    tracing: { resolverSpans: e.GRAPHQL_RESOLVER_SPANS },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Process start: configuration, database (migrated), server, signals. Nothing else lives here.
  */
+// First: starts the OpenTelemetry SDK, when OTEL_* asks for it, before node:http and pg are loaded.
+import './telemetry/preload';
 import 'reflect-metadata';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +14,8 @@ import { loggerOptions } from './http/request-log';
 import { explainStartupError } from './startup';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
+import { tracePglite } from './telemetry/pglite-tracing';
+import { shutdownTracing, tracingEnabled } from './telemetry/tracing';
 
 /** Unix socket paths are limited to about 107 bytes. */
 const MAX_SOCKET_PATH = 100;
@@ -32,6 +36,7 @@ async function main(): Promise<void> {
   const log = pino(loggerOptions(config));
   if (envFile) log.info(`read ${envFile}`);
   const db = await openDatabase(config, { progress: (msg) => log.info(msg) });
+  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
   const app = await buildApp({ config, db, loggerInstance: log });
   let adminSocket: FastifyInstance | undefined;
 
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
       }
     }
     app.log.info('stopped');
+    await shutdownTracing();
   });
   await app.listen({ host: config.host, port: config.port });
   // The embedded database can be opened by this process only: `npm run apikey` goes through here.

@@ -47,6 +47,8 @@ export interface Database {
   readonly sql: SqlReader;
   /** The embedded engine itself (pglite mode only): tests dump it as a template. */
   readonly pglite?: PGlite;
+  /** The connection pool (postgres mode only): its counts are the metrics' pool gauges. */
+  readonly pool?: Pick<Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
   /**
    * Runs `fn` with a session that holds the migration lock (a PostgreSQL advisory lock), so two
    * processes starting at once never apply the same migration twice.
@@ -281,6 +283,7 @@ async function createPostgresDatabase(
     kind: 'postgres',
     prisma,
     sql,
+    pool,
     listen: (channel, handlers) => listeners.add(listener.listen(channel, handlers)),
     async withMigrationSession(fn) {
       const client = await pool.connect();

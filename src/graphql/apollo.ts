@@ -1,4 +1,4 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
@@ -15,6 +15,7 @@ import { createSchema } from './schema';
 import { subscriptionsOverHttpPlugin } from './subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
+import { traceResolvers } from '../telemetry/graphql-tracing';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -23,9 +24,15 @@ import { requestLogPlugin } from '../http/request-log';
  */
 export async function createApollo(
   config: Config,
-  schema?: GraphQLSchema,
+  {
+    schema,
+    plugins = [],
+    traceResolvers: traced = false,
+  }: { schema?: GraphQLSchema; plugins?: ApolloServerPlugin<GraphQLContext>[]; traceResolvers?: boolean } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
   schema ??= await createSchema();
+  // A span per resolver call (GRAPHQL_RESOLVER_SPANS with tracing on): before graphql-jit compiles.
+  if (traced) traceResolvers(schema);
   // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
   const landingPage =
     config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
@@ -68,6 +75,7 @@ export async function createApollo(
       requestLogPlugin(),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
+      ...plugins,
     ],
   });
   await apollo.start();

@@ -8,6 +8,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
+import { traceIds, tracingEnabled } from '../telemetry/tracing';
 
 /** Credentials never reach the logs, whatever else a caller configures. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
@@ -46,6 +47,8 @@ export function redactUrl(url: string): string {
 export function loggerOptions(config: Config, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     level: config.logLevel,
+    // With tracing on (OTEL_*), every line logged inside a request carries its trace and span ids.
+    ...(tracingEnabled() ? { mixin: traceIds } : {}),
     ...(config.logFormat === 'pretty' && !('stream' in overrides)
       ? {
           transport: {

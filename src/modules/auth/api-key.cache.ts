@@ -44,6 +44,8 @@ export class ApiKeyCache {
   #listening = false;
   #version = 0;
   readonly #changeListeners = new Set<(payload: string) => void>();
+  /** Lookups answered from the cache, and lookups that read the database (the metrics read them). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor({ ttlMs, max = API_KEY_CACHE_MAX }: { ttlMs: number; max?: number }) {
     this.#entries = new LRUCache({ max, ttl: ttlMs });
@@ -55,7 +57,10 @@ export class ApiKeyCache {
   }
 
   get(hash: string): CachedKey | undefined {
-    return this.#listening ? this.#entries.get(hash) : undefined;
+    const entry = this.#listening ? this.#entries.get(hash) : undefined;
+    if (entry) this.stats.hits++;
+    else this.stats.misses++;
+    return entry;
   }
 
   /** Taken before reading a key from the database; see `set`. */

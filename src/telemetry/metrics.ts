@@ -1,0 +1,243 @@
+/**
+ * Prometheus metrics (prom-client), served on a port of their own (METRICS_PORT, bound to
+ * METRICS_HOST, 127.0.0.1 by default) so that they are never public by accident: the public port
+ * has no /metrics route at all. Off (no hooks, no registry, no cost) when METRICS_PORT is unset or 0.
+ *
+ * What is measured, and where (README, "Operations"):
+ * - HTTP requests: a duration histogram by method, route pattern (never the raw URL, so ids and query
+ *   strings cannot multiply the series) and status, from one onResponse hook;
+ * - GraphQL operations: a duration histogram by operation name and type, and errors by code, from an
+ *   Apollo plugin; names are bounded (`OperationNames`);
+ * - the deprecated GET /pets/{petId}: answers by status (how many legacy calls remain before the sunset);
+ * - rate-limit rejections (429 answers) by route;
+ * - the PostgreSQL pool (in use, idle, waiting), the API-key cache (hits, misses) and open
+ *   subscriptions, read when scraped (collect callbacks), so the hot paths pay nothing for them;
+ * - prom-client's default process metrics (event-loop lag, heap, GC, CPU, handles).
+ *
+ * prom-client does the bookkeeping and the text format; the only hand-written parts are the hooks
+ * that feed it, because they depend on this service's routes and error model.
+ */
+import http from 'node:http';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { GraphQLContext } from '../graphql/context';
+
+/** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
+let openSubscriptionsSource: (() => number) | null = null;
+
+/**
+ * Plugs a counter of open subscriptions into the `graphql_subscriptions_open` gauge: the function is
+ * called at each scrape (never on a hot path). Call it once when the subscription server starts;
+ * `null` unplugs it. Process-wide, so the subscription code needs no handle on the metrics.
+ */
+export function reportOpenSubscriptions(read: (() => number) | null): void {
+  openSubscriptionsSource = read;
+}
+
+/** What the pool gauges read: node-postgres's `Pool` has exactly these. */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** What the API-key cache gauges read (ApiKeyCache counts them). */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
+}
+
+export interface MetricsOptions {
+  /** Distinct GraphQL operation names kept as labels; later ones are counted as `__other`. */
+  maxOperationNames: number;
+  /** The route pattern of the deprecated REST path (`/pets/:petId`). */
+  deprecatedRoute: string;
+  /** The PostgreSQL pool, when there is one (PGlite has a single in-process session: no gauges). */
+  pool?: () => PoolCounts | undefined;
+  apiKeyCache?: () => CacheCounts | undefined;
+}
+
+/** The label of operation names past the bound, of anonymous operations, and of unparsed ones. */
+export const OTHER_OPERATION = '__other';
+export const ANONYMOUS_OPERATION = '__anonymous';
+export const UNKNOWN_OPERATION = '__unknown';
+
+/**
+ * Bounds the `operation_name` label: the first `max` distinct names seen keep their own series,
+ * every later one folds into `__other`, so a client sending random names cannot explode the series.
+ */
+export class OperationNames {
+  readonly #seen = new Set<string>();
+  constructor(private readonly max: number) {}
+
+  label(name: string | null | undefined): string {
+    if (!name) return ANONYMOUS_OPERATION;
+    if (this.#seen.has(name)) return name;
+    if (this.#seen.size >= this.max) return OTHER_OPERATION;
+    this.#seen.add(name);
+    return name;
+  }
+}
+
+// Buckets in seconds: from sub-millisecond cache hits to the 30 s request timeout.
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** The Apollo plugin that counts operations. */
+  apolloPlugin(): ApolloServerPlugin<GraphQLContext>;
+  /** Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up. */
+  register(app: FastifyInstance, listen: { host: string; port: number }): void;
+}
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status: time from receipt to the last byte of the response',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const deprecatedAnswers = new Counter({
+    name: 'rest_deprecated_requests_total',
+    help: 'Answers of the deprecated REST path GET /pets/{petId}, by status (the legacy calls left before the sunset)',
+    labelNames: ['route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'http_rate_limited_total',
+    help: 'Requests refused by the rate limit (429 RATE_LIMITED), by route pattern',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const operationDuration = new Histogram({
+    name: 'graphql_operation_duration_seconds',
+    help: 'GraphQL operations by operation name (bounded, see README) and type: time from receipt to response',
+    labelNames: ['operation_name', 'operation_type'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const operationErrors = new Counter({
+    name: 'graphql_operation_errors_total',
+    help: 'Errors in GraphQL responses by operation name, type and error code (extensions.code)',
+    labelNames: ['operation_name', 'operation_type', 'code'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'GraphQL subscriptions open in this process',
+    registers: [registry],
+    collect() {
+      this.set(openSubscriptionsSource?.() ?? 0);
+    },
+  });
+  if (options.pool) {
+    const read = options.pool;
+    const pool = (name: string, help: string, pick: (c: PoolCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const counts = read();
+          if (counts) this.set(pick(counts));
+        },
+      });
+    pool('db_pool_connections_in_use', 'PostgreSQL pool connections checked out (total - idle)', (c) => c.totalCount - c.idleCount);
+    pool('db_pool_connections_idle', 'PostgreSQL pool connections open and idle', (c) => c.idleCount);
+    pool('db_pool_connections_total', 'PostgreSQL pool connections open', (c) => c.totalCount);
+    pool('db_pool_waiting_requests', 'Queries waiting for a pool connection (all connections in use)', (c) => c.waitingCount);
+  }
+  if (options.apiKeyCache) {
+    const read = options.apiKeyCache;
+    // Counters read from the cache's own tallies (prom-client's counters have no "set"; a
+    // collect() that adds the difference keeps them monotonic).
+    const fromTally = (name: string, help: string, pick: (c: CacheCounts) => number) => {
+      let reported = 0;
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const counts = read();
+          if (!counts) return;
+          const now = pick(counts);
+          if (now > reported) this.inc(now - reported);
+          reported = now;
+        },
+      });
+    };
+    fromTally('api_key_cache_hits_total', 'API-key authentications answered from the process cache', (c) => c.hits);
+    fromTally('api_key_cache_misses_total', 'API-key authentications that read the database (not cached, or cache off while not listening)', (c) => c.misses);
+  }
+
+  const names = new OperationNames(options.maxOperationNames);
+
+  return {
+    registry,
+    apolloPlugin() {
+      return {
+        async requestDidStart() {
+          const start = process.hrtime.bigint();
+          return {
+            async willSendResponse(rc) {
+              const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+              const type = rc.operation?.operation ?? 'unknown';
+              const name = rc.operation ? names.label(rc.operationName) : UNKNOWN_OPERATION;
+              operationDuration.observe({ operation_name: name, operation_type: type }, seconds);
+              const body = rc.response.body;
+              const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+              for (const error of errors ?? []) {
+                const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'UNKNOWN';
+                operationErrors.inc({ operation_name: name, operation_type: type, code });
+              }
+            },
+          };
+        },
+      };
+    },
+    register(app, listen) {
+      app.addHook('onResponse', async (request, reply) => {
+        // Unmatched requests (404s) have no pattern: one label for all of them.
+        const route = request.routeOptions.url ?? '__unmatched';
+        const status = reply.statusCode;
+        httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
+        if (status === 429) rateLimited.inc({ route });
+        if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
+      });
+      const server = http.createServer((req, res) => {
+        if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
+          return;
+        }
+        registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+          (error: unknown) => {
+            app.log.error({ err: error }, 'metrics collection failed');
+            res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+          },
+        );
+      });
+      // Started with the app (a port in use stops the start, as for the main port) and closed with it.
+      app.addHook('onReady', async () => {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(listen.port, listen.host, () => {
+            server.off('error', reject);
+            const address = server.address();
+            app.log.info({ metrics: typeof address === 'object' && address ? `http://${listen.host}:${address.port}/metrics` : address }, 'metrics listening');
+            resolve();
+          });
+        });
+      });
+      app.addHook('onClose', async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+    },
+  };
+}

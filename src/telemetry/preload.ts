@@ -1,0 +1,55 @@
+/**
+ * Starts the OpenTelemetry SDK when the OTEL_* variables ask for tracing (tracing.ts), before the
+ * modules it instruments (node:http, pg) are loaded: it is the first import of main.ts, and can be
+ * preloaded instead (`node -r ./dist/src/telemetry/preload.js dist/src/main.js`). When tracing is
+ * not asked for, the SDK is not even loaded (no cost at all).
+ *
+ * Everything else comes from the standard variables, read by the SDK itself:
+ * OTEL_EXPORTER_OTLP_ENDPOINT / _PROTOCOL (http/protobuf by default, http/json, grpc),
+ * OTEL_TRACES_EXPORTER (otlp, console, ...), OTEL_TRACES_SAMPLER / _ARG, OTEL_SERVICE_NAME,
+ * OTEL_RESOURCE_ATTRIBUTES, OTEL_PROPAGATORS (W3C tracecontext and baggage by default), ...
+ * This process exports traces only: Prometheus metrics are served by prom-client (metrics.ts), so
+ * OTEL_METRICS_EXPORTER and OTEL_LOGS_EXPORTER default to `none` here.
+ */
+import { readEnvFile } from '../config';
+import { markTracingStarted, tracingEnabled, tracingRequested } from './tracing';
+
+/** OTEL_* may come from `.env` (main.ts reads it too, and reports a bad ENV_FILE). */
+function envFileRead(): void {
+  try {
+    readEnvFile();
+  } catch {
+    // main.ts reports it
+  }
+}
+
+envFileRead();
+if (!tracingEnabled() && tracingRequested(process.env)) {
+  process.env.OTEL_SERVICE_NAME ??= 'petstore-gateway';
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  // Loaded here only: the SDK and its exporters are tens of modules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const probes = new Set(['/healthz', '/readyz']);
+  const sdk = new NodeSDK({
+    instrumentations: [
+      // The server span of every request (W3C traceparent taken from the request), and the client
+      // span of outgoing HTTP calls (traceparent passed on). Health probes are not traced: a load
+      // balancer polling every second would bury every other trace.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has(req.url ?? '') }),
+      // A span per SQL statement on PostgreSQL (the SQL reader and Prisma's driver adapter both use
+      // pg); BEGIN/COMMIT/ROLLBACK of transactions are statements too. Without a parent span (the
+      // LISTEN connection, pool housekeeping) nothing is recorded. Pool checkouts and connects get
+      // no spans (one or two more per statement, for little: waiting for the pool is a metric).
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+    ],
+  });
+  sdk.start();
+  // main.ts flushes what is buffered at the end of a graceful stop (shutdownTracing).
+  markTracingStarted(() => sdk.shutdown());
+}
