@@ -63,6 +63,7 @@ const envSchema = z.object({
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
+  GRAPHQL_READ_PLANNER: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   // Limits (README, "API keys, scopes and limits").
@@ -106,6 +107,8 @@ export interface Config {
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
+    /** Root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
+    readPlanner: boolean;
   };
   shutdownTimeoutMs: number;
   trustProxy: boolean;
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       landingPage: e.GRAPHQL_LANDING_PAGE ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
+      readPlanner: e.GRAPHQL_READ_PLANNER,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

@@ -31,6 +31,8 @@ export interface GraphQLContext {
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
    */
   idempotencyKey: string | undefined;
+  /** Root lists read their relations in their own statement (src/graphql/planner); off: loaders only. */
+  planReads: boolean;
 }
 
 export function createContext(
@@ -41,6 +43,7 @@ export function createContext(
     caller: Caller | null;
     headers: Record<string, string | string[] | undefined>;
   },
+  options: { planReads?: boolean } = {},
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
   return {
@@ -50,5 +53,6 @@ export function createContext(
     services,
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
+    planReads: options.planReads ?? true,
   };
 }

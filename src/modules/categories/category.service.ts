@@ -4,7 +4,7 @@ import type { SqlReader } from '../../db/database';
 import { ConflictError, NotFoundError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { descriptionSchema, nameSchema, validate } from '../../common/validation';
-import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { paginate, type Page, type PageArgs, type PageExtension, type Sort } from '../../common/pagination';
 
 export type { Category };
 
@@ -45,8 +45,9 @@ export class CategoryService {
     return category ?? null;
   }
 
-  list(args: PageArgs): Promise<Page<Category>> {
-    return paginate<Category>(this.sql, { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args);
+  /** A page of categories; `extension` reads related rows in the same statement (src/graphql/planner). */
+  list(args: PageArgs, extension?: PageExtension): Promise<Page<Category>> {
+    return paginate<Category>(this.sql, { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args, extension);
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

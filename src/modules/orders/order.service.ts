@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Prisma, type Order, type PrismaClient } from '../../generated/prisma/client';
 import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type Page, type PageArgs, type PageExtension, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
@@ -193,9 +193,12 @@ export class OrderService {
     return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
   }
 
-  /** Orders, newest first, by cursor (GraphQL `orders`). */
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
-    return paginate<Order>(this.sql, this.query(filter), newestFirst, args);
+  /**
+   * Orders, newest first, by cursor (GraphQL `orders`); `extension` reads related rows in the same
+   * statement (src/graphql/planner).
+   */
+  list(filter: OrderFilterInput | null | undefined, args: PageArgs, extension?: PageExtension): Promise<Page<Order>> {
+    return paginate<Order>(this.sql, this.query(filter), newestFirst, args, extension);
   }
 
   /**

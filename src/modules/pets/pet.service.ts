@@ -3,7 +3,7 @@ import { Prisma, type Pet, type PrismaClient } from '../../generated/prisma/clie
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { nameSchema, searchSchema, validate } from '../../common/validation';
-import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import { pageWindow, paginate, type Page, type PageArgs, type PageExtension, type PageWindow, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
@@ -90,9 +90,36 @@ export class PetService {
     return pet;
   }
 
-  list(filter: PetFilterInput | null | undefined, order: PetOrderInput | null | undefined, args: PageArgs): Promise<Page<Pet>> {
+  /** A page of pets; `extension` reads related rows in the same statement (src/graphql/planner). */
+  list(
+    filter: PetFilterInput | null | undefined,
+    order: PetOrderInput | null | undefined,
+    args: PageArgs,
+    extension?: PageExtension,
+  ): Promise<Page<Pet>> {
     const query = { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) };
-    return paginate<Pet>(this.sql, query, sortFor(order), args);
+    return paginate<Pet>(this.sql, query, sortFor(order), args, extension);
+  }
+
+  /**
+   * The statement of one category's page of pets (Category.pets), for the planner to run as a
+   * LATERAL subquery per category: `categoryId` is SQL naming the category (e.g. `t.id`). The same
+   * filter, order (by id) and cursor rules as `pagesByCategory`; rows carry PET_COLUMNS.
+   */
+  categoryPageSql(
+    categoryId: Prisma.Sql,
+    filter: PetFilterInput | null | undefined,
+    args: Pick<PageArgs, 'first' | 'after'>,
+  ): { statement: Prisma.Sql; window: PageWindow; sort: Sort<Pet> } {
+    const window = pageWindow(args, byIdAsc);
+    if (!window.forward) throw new ValidationError('nested lists page forward only (first/after)');
+    const conditions = [Prisma.sql`category_id = ${categoryId}`, ...this.conditions(filter)];
+    if (window.cursor) conditions.push(Prisma.sql`id > ${window.cursor[0] as bigint}`);
+    return {
+      statement: Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE ${Prisma.join(conditions, ' AND ')} ORDER BY id ASC LIMIT ${window.limit + 1}`,
+      window,
+      sort: byIdAsc,
+    };
   }
 
   /** One page of pets for each category, in one statement (Category.pets). */
