@@ -49,6 +49,7 @@ type Documents = {
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesWithPetsDocument,
     "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesPetsInventoryDocument,
     "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.PlannedPetByIdDocument,
+    "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": typeof types.PlaceOrderCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
@@ -92,6 +93,7 @@ const documents: Documents = {
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesWithPetsDocument,
     "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesPetsInventoryDocument,
     "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.PlannedPetByIdDocument,
+    "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": types.PlaceOrderCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
@@ -237,6 +239,10 @@ export function graphql(source: "\n  query CategoriesPetsInventory($first: Int, 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n"): typeof import('./graphql').PlannedPetByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n"): typeof import('./graphql').PlaceOrderCountedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

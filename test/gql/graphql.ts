@@ -353,6 +353,13 @@ export type PlannedPetByIdQueryVariables = Exact<{
 
 export type PlannedPetByIdQuery = { pet: { id: string, name: string, categoryId: string, status: PetStatus | null } | null };
 
+export type PlaceOrderCountedMutationVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type PlaceOrderCountedMutation = { placeOrder: { id: string, quantity: number | null } };
+
 export type DeletePetNowMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -951,6 +958,14 @@ export const PlannedPetByIdDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PlannedPetByIdQuery, PlannedPetByIdQueryVariables>;
+export const PlaceOrderCountedDocument = new TypedDocumentString(`
+    mutation PlaceOrderCounted($petId: ID!) {
+  placeOrder(input: {petId: $petId, quantity: 1}) {
+    id
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<PlaceOrderCountedMutation, PlaceOrderCountedMutationVariables>;
 export const DeletePetNowDocument = new TypedDocumentString(`
     mutation DeletePetNow($id: ID!) {
   deletePet(id: $id) {

@@ -94,6 +94,15 @@ const PetById = graphql(`
   }
 `);
 
+const PlaceOrderCounted = graphql(`
+  mutation PlaceOrderCounted($petId: ID!) {
+    placeOrder(input: { petId: $petId, quantity: 1 }) {
+      id
+      quantity
+    }
+  }
+`);
+
 async function seed(t: TestApp): Promise<void> {
   const categories = [];
   for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
@@ -148,6 +157,17 @@ describe('SQL statements per query, read planner on (the default)', () => {
     const large = await statementsIn(t, W6, { first: 10, pets: 10 });
     expect(large.data.categories.nodes.map((c) => c.pets.nodes.length)).toEqual(Array(10).fill(10));
     expect([small.count, large.count]).toEqual([1, 1]);
+  });
+
+  it('places an order in one statement (one round trip), with or without an idempotency key', async () => {
+    const pet = await makePet(t, { stock: 5 });
+    t.sql.reset();
+    await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    expect(t.sql.count).toBe(1);
+    t.sql.reset();
+    await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() }, { 'idempotency-key': 'count-me-once' });
+    // The statement itself; the first use of a key per process may also clean up expired keys.
+    expect(t.sql.statements.filter((s) => !s.includes('DELETE FROM idempotency_keys'))).toHaveLength(1);
   });
 
   it('leaves unplanned shapes to the batched loaders', async () => {

@@ -6,7 +6,8 @@ import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type P
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
-import { claimKey, deleteExpiredKeys, fingerprint, idempotencyKeySchema, recordKey } from './idempotency';
+import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
+import { ConflictError } from '../../errors/app-error';
 
 /**
  * A Order as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
@@ -91,28 +92,15 @@ export class OrderService {
   async place(input: NewOrderInput, options: { idempotencyKey?: string | null } = {}): Promise<Order> {
     const data = validate(newOrderSchema, input);
     const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
-    const order = await this.prisma.$transaction(async (tx) => {
-      if (key !== null) {
-        const claim = await claimKey(tx, key, fingerprint(data));
-        if (claim.kind === 'replay') return (await tx.order.findUnique({ where: { id: claim.orderId } }))!;
-      }
-      const pet = await lockPet(tx, data.petId);
-      if (!pet) throw new ValidationError(`petId: pet ${data.petId} does not exist`);
-      if (pet.status !== 'available') throw new OutOfStockError(`Pet ${data.petId} is ${pet.status}: none left to order`);
-      const taken = await tx.$executeRaw`
-        UPDATE inventory_items SET quantity = quantity - ${data.quantity}, updated_at = now()
-        WHERE pet_id = ${data.petId} AND quantity >= ${data.quantity}`;
-      if (taken === 0) {
-        throw new OutOfStockError(`Pet ${data.petId} has ${pet.stock} in stock; ${data.quantity} ordered`);
-      }
-      const created = await tx.order.create({
-        data: { petId: data.petId, quantity: data.quantity, shipDate: data.shipDate ?? null, complete: false },
-      });
-      if (key !== null) await recordKey(tx, key, created.id);
-      await settleStatus(tx, data.petId);
-      return created;
-    }, STORE_TX_OPTIONS);
+    // One statement, one round trip: the SQL function does in its own transaction what the steps
+    // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
+    const [row] = await this.prisma.$queryRaw<(Order & { refusal: string | null; message: string | null })[]>`
+      SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
+        ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8)`;
+    if (!row) throw new Error('store_place_order returned no row');
+    if (row.refusal !== null) throw refusalError(row.refusal, row.message ?? '');
     if (key !== null) await this.cleanUpKeys();
+    const { refusal: _refusal, message: _message, ...order } = row;
     return order;
   }
 
@@ -255,6 +243,24 @@ const keySchema = z.object({ 'Idempotency-Key': idempotencyKeySchema });
 
 /** A malformed header is VALIDATION_FAILED naming it. */
 const validateKey = (key: string): string => validate(keySchema, { 'Idempotency-Key': key })['Idempotency-Key'];
+
+/** A refusal returned by a store function (SQLSTATE of class PS, see its migration). */
+function refusalError(code: string, message: string): Error {
+  switch (code) {
+    case 'PS400':
+      return new ValidationError(message);
+    case 'PS404':
+      return new NotFoundError(message);
+    case 'PS409':
+      return new ConflictError(message);
+    case 'PS410':
+      return new OutOfStockError(message);
+    case 'PS422':
+      return new InvalidTransitionError(message);
+    default:
+      return new Error(`store function: unknown refusal ${code}: ${message}`);
+  }
+}
 
 /** A complete order has reached its final state (INVALID_TRANSITION). */
 function alreadyComplete(id: bigint, action: 'complete' | 'cancel'): InvalidTransitionError {

@@ -7,7 +7,10 @@
  *   2. make its change (stock moves themselves are conditional updates, checked by PostgreSQL);
  *   3. `settleStatus`: re-read stock and open orders and move the status where the rules put it.
  *
- * The rules themselves are pure functions (`settledStatus`, `checkManualMove`) over a `PetState`.
+ * The automatic transitions are the SQL function `store_settle` (migration
+ * 20261122170000_store_functions), so that placeOrder can run them inside its one statement
+ * (`store_place_order`) and every other write uses the very same rule; the manual moves are the pure
+ * function `checkManualMove` over a `PetState`.
  * Invariant after every transaction: pending <=> no stock and open orders; sold => no stock and no
  * open orders; available otherwise (a listed pet may be out of stock, e.g. a new one).
  */
@@ -31,18 +34,6 @@ export type Tx = Prisma.TransactionClient;
  * time-outs while still bounding a stuck transaction.
  */
 export const STORE_TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 } as const;
-
-/**
- * Where the automatic transitions put a pet after a change of stock or open orders:
- * stock > 0 is available (restock, cancel); no stock with open orders is pending (an order took the
- * last unit, or the stock was set to 0 under open orders); a pending pet left with neither stock
- * nor open orders is sold (its orders completed). Otherwise the status stays.
- */
-export function settledStatus(state: PetState): PetStatus {
-  if (state.stock > 0) return 'available';
-  if (state.openOrders > 0) return 'pending';
-  return state.status === 'pending' ? 'sold' : state.status;
-}
 
 /**
  * The moves a client may make by hand (setPetStatus, updatePet's status); anything else is
@@ -91,13 +82,14 @@ export async function lockPet(tx: Tx, petId: bigint): Promise<PetState | null> {
   return readState(tx, petId);
 }
 
-/** Applies the automatic transitions after a change (the pet must be locked); returns the new state. */
+/**
+ * Applies the automatic transitions after a change (the pet must be locked); returns the new state.
+ * Where they put a pet: stock > 0 is available (restock, cancel); no stock with open orders is
+ * pending (an order took the last unit, or the stock was set to 0 under open orders); a pending pet
+ * left with neither stock nor open orders is sold (its orders completed); otherwise the status stays.
+ * The rule itself is the SQL function `store_settle`, shared with `store_place_order`.
+ */
 export async function settleStatus(tx: Tx, petId: bigint): Promise<PetState> {
-  const state = await readState(tx, petId);
-  if (!state) throw new Error(`pet ${petId} vanished while locked`);
-  const next = settledStatus(state);
-  if (next !== state.status) {
-    await tx.pet.update({ where: { id: petId }, data: { status: next } });
-  }
-  return { ...state, status: next };
+  const [state] = await tx.$queryRaw<PetState[]>`SELECT * FROM store_settle(${petId})`;
+  return state!;
 }
