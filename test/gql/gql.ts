@@ -50,6 +50,9 @@ type Documents = {
     "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesPetsInventoryDocument,
     "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.PlannedPetByIdDocument,
     "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": typeof types.PlaceOrderCountedDocument,
+    "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n": typeof types.CompleteOrderCountedDocument,
+    "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": typeof types.CancelOrderCountedDocument,
+    "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": typeof types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
@@ -94,6 +97,9 @@ const documents: Documents = {
     "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesPetsInventoryDocument,
     "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.PlannedPetByIdDocument,
     "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": types.PlaceOrderCountedDocument,
+    "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n": types.CompleteOrderCountedDocument,
+    "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": types.CancelOrderCountedDocument,
+    "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
@@ -243,6 +249,18 @@ export function graphql(source: "\n  query PlannedPetById($id: ID!) {\n    pet(i
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n"): typeof import('./graphql').PlaceOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n"): typeof import('./graphql').CompleteOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').CancelOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').SetStockCountedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -360,6 +360,27 @@ export type PlaceOrderCountedMutationVariables = Exact<{
 
 export type PlaceOrderCountedMutation = { placeOrder: { id: string, quantity: number | null } };
 
+export type CompleteOrderCountedMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompleteOrderCountedMutation = { completeOrder: { id: string, complete: boolean | null } };
+
+export type CancelOrderCountedMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelOrderCountedMutation = { cancelOrder: { id: string } };
+
+export type SetStockCountedMutationVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type SetStockCountedMutation = { updateInventory: { quantity: number, status: PetStatus } };
+
 export type DeletePetNowMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -966,6 +987,29 @@ export const PlaceOrderCountedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PlaceOrderCountedMutation, PlaceOrderCountedMutationVariables>;
+export const CompleteOrderCountedDocument = new TypedDocumentString(`
+    mutation CompleteOrderCounted($id: ID!) {
+  completeOrder(id: $id) {
+    id
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CompleteOrderCountedMutation, CompleteOrderCountedMutationVariables>;
+export const CancelOrderCountedDocument = new TypedDocumentString(`
+    mutation CancelOrderCounted($id: ID!) {
+  cancelOrder(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CancelOrderCountedMutation, CancelOrderCountedMutationVariables>;
+export const SetStockCountedDocument = new TypedDocumentString(`
+    mutation SetStockCounted($petId: ID!) {
+  updateInventory(petId: $petId, input: {quantity: 7}) {
+    quantity
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<SetStockCountedMutation, SetStockCountedMutationVariables>;
 export const DeletePetNowDocument = new TypedDocumentString(`
     mutation DeletePetNow($id: ID!) {
   deletePet(id: $id) {

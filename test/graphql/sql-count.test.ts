@@ -103,6 +103,32 @@ const PlaceOrderCounted = graphql(`
   }
 `);
 
+const CompleteOrderCounted = graphql(`
+  mutation CompleteOrderCounted($id: ID!) {
+    completeOrder(id: $id) {
+      id
+      complete
+    }
+  }
+`);
+
+const CancelOrderCounted = graphql(`
+  mutation CancelOrderCounted($id: ID!) {
+    cancelOrder(id: $id) {
+      id
+    }
+  }
+`);
+
+const SetStockCounted = graphql(`
+  mutation SetStockCounted($petId: ID!) {
+    updateInventory(petId: $petId, input: { quantity: 7 }) {
+      quantity
+      status
+    }
+  }
+`);
+
 async function seed(t: TestApp): Promise<void> {
   const categories = [];
   for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
@@ -168,6 +194,16 @@ describe('SQL statements per query, read planner on (the default)', () => {
     await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() }, { 'idempotency-key': 'count-me-once' });
     // The statement itself; the first use of a key per process may also clean up expired keys.
     expect(t.sql.statements.filter((s) => !s.includes('DELETE FROM idempotency_keys'))).toHaveLength(1);
+  });
+
+  it('completes, cancels and restocks in one statement each', async () => {
+    const pet = await makePet(t, { stock: 5 });
+    const first = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    const second = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    const counted = async <R, V>(doc: TypedDocument<R, V>, variables: V) => (await statementsIn(t, doc, variables)).count;
+    expect(await counted(CompleteOrderCounted, { id: first.placeOrder.id })).toBe(1);
+    expect(await counted(CancelOrderCounted, { id: second.placeOrder.id })).toBe(1);
+    expect(await counted(SetStockCounted, { petId: pet.id.toString() })).toBe(1);
   });
 
   it('leaves unplanned shapes to the batched loaders', async () => {

@@ -114,3 +114,78 @@ BEGIN
                    FROM "orders" o WHERE o."id" = v_order_id;
 END
 $fn$;
+
+-- completeOrder / cancelOrder: find the open order, lock its pet (pet before order, the order every
+-- store write takes its locks in), then change the order by a conditional statement (`AND NOT
+-- complete`), so a concurrent complete and cancel of one order cannot both succeed; the loser is
+-- told why (NOT_FOUND: cancelled meanwhile; INVALID_TRANSITION: completed meanwhile). Cancel puts
+-- the quantity back in stock. Both settle the pet's status. Return the order (cancel: as it was).
+CREATE FUNCTION "store_finish_order"(p_order_id BIGINT, p_action TEXT)
+RETURNS TABLE ("refusal" TEXT, "message" TEXT, "id" BIGINT, "petId" BIGINT, "quantity" INT, "shipDate" TIMESTAMPTZ, "complete" BOOLEAN)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+    v_pet BIGINT;
+    v_complete BOOLEAN;
+    v_order "orders"%ROWTYPE;
+    v_done TEXT := CASE WHEN p_action = 'complete'
+        THEN format('Order %s is already complete', p_order_id)
+        ELSE format('Order %s is complete; a complete order cannot be cancelled', p_order_id) END;
+BEGIN
+    SELECT o."pet_id", o."complete" INTO v_pet, v_complete FROM "orders" o WHERE o."id" = p_order_id;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'PS404'::text, format('Order %s not found', p_order_id), NULL::BIGINT, NULL::BIGINT, NULL::INT, NULL::TIMESTAMPTZ, NULL::BOOLEAN;
+        RETURN;
+    END IF;
+    IF v_complete THEN
+        RETURN QUERY SELECT 'PS422'::text, v_done, NULL::BIGINT, NULL::BIGINT, NULL::INT, NULL::TIMESTAMPTZ, NULL::BOOLEAN;
+        RETURN;
+    END IF;
+    -- An open order always has its pet (a pet with open orders cannot be deleted).
+    IF v_pet IS NOT NULL THEN
+        PERFORM 1 FROM "pets" p WHERE p."id" = v_pet FOR UPDATE;
+    END IF;
+    IF p_action = 'complete' THEN
+        UPDATE "orders" o SET "complete" = true, "ship_date" = COALESCE(o."ship_date", now()), "updated_at" = now()
+         WHERE o."id" = p_order_id AND NOT o."complete" RETURNING o.* INTO v_order;
+    ELSE
+        DELETE FROM "orders" o WHERE o."id" = p_order_id AND NOT o."complete" RETURNING o.* INTO v_order;
+    END IF;
+    IF v_order."id" IS NULL THEN
+        -- Someone else got there first: say why. Nothing was written.
+        IF EXISTS (SELECT 1 FROM "orders" o WHERE o."id" = p_order_id) THEN
+            RETURN QUERY SELECT 'PS422'::text, v_done, NULL::BIGINT, NULL::BIGINT, NULL::INT, NULL::TIMESTAMPTZ, NULL::BOOLEAN;
+        ELSE
+            RETURN QUERY SELECT 'PS404'::text, format('Order %s not found', p_order_id), NULL::BIGINT, NULL::BIGINT, NULL::INT, NULL::TIMESTAMPTZ, NULL::BOOLEAN;
+        END IF;
+        RETURN;
+    END IF;
+    IF v_pet IS NOT NULL THEN
+        IF p_action = 'cancel' THEN
+            UPDATE "inventory_items" i SET "quantity" = i."quantity" + v_order."quantity", "updated_at" = now() WHERE i."pet_id" = v_pet;
+        END IF;
+        PERFORM "store_settle"(v_pet);
+    END IF;
+    RETURN QUERY SELECT NULL::text, NULL::text, v_order."id", v_order."pet_id", v_order."quantity", v_order."ship_date", v_order."complete";
+END
+$fn$;
+
+-- updateInventory: sets a pet's stock under its row lock and settles its status (above 0 makes it
+-- available; 0 with open orders pending). Returns the stock and the status after that.
+CREATE FUNCTION "store_set_stock"(p_pet_id BIGINT, p_quantity INT)
+RETURNS TABLE ("refusal" TEXT, "message" TEXT, "petId" BIGINT, "quantity" INT, "status" "PetStatus")
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+    v_state RECORD;
+BEGIN
+    PERFORM 1 FROM "pets" p WHERE p."id" = p_pet_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'PS404'::text, format('Pet %s not found', p_pet_id), NULL::BIGINT, NULL::INT, NULL::"PetStatus";
+        RETURN;
+    END IF;
+    UPDATE "inventory_items" i SET "quantity" = p_quantity, "updated_at" = now() WHERE i."pet_id" = p_pet_id;
+    SELECT * INTO v_state FROM "store_settle"(p_pet_id);
+    RETURN QUERY SELECT NULL::text, NULL::text, p_pet_id, v_state."stock", v_state."status";
+END
+$fn$;

@@ -5,7 +5,6 @@ import { validate } from '../../common/validation';
 import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type Page, type PageArgs, type PageExtension, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
-import { lockPet, settleStatus, STORE_TX_OPTIONS, type Tx } from '../pets/pet-lifecycle';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
 
@@ -94,13 +93,11 @@ export class OrderService {
     const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
     // One statement, one round trip: the SQL function does in its own transaction what the steps
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
-    const [row] = await this.prisma.$queryRaw<(Order & { refusal: string | null; message: string | null })[]>`
+    const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
       SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
         ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8)`;
-    if (!row) throw new Error('store_place_order returned no row');
-    if (row.refusal !== null) throw refusalError(row.refusal, row.message ?? '');
+    const order = storeResult(row);
     if (key !== null) await this.cleanUpKeys();
-    const { refusal: _refusal, message: _message, ...order } = row;
     return order;
   }
 
@@ -108,58 +105,27 @@ export class OrderService {
    * completeOrder: an open order becomes complete, its ship date now unless it had one. Completing a
    * complete order is INVALID_TRANSITION. Completing the last open order of a pending pet sells it.
    */
-  async complete(id: bigint): Promise<Order> {
-    return this.prisma.$transaction(async (tx) => {
-      const petId = await this.lockOpenOrder(tx, id, 'complete');
-      const [done] = await tx.$queryRaw<Order[]>`
-        UPDATE orders SET complete = true, ship_date = COALESCE(ship_date, now()), updated_at = now()
-        WHERE id = ${id} AND NOT complete
-        RETURNING ${ORDER_COLUMNS}`;
-      if (!done) return this.refuse(tx, id, 'complete');
-      if (petId !== null) await settleStatus(tx, petId);
-      return done;
-    }, STORE_TX_OPTIONS);
+  complete(id: bigint): Promise<Order> {
+    return this.finish(id, 'complete');
   }
 
   /**
    * cancelOrder: removes an open order and puts its quantity back in stock (the pet becomes available
    * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION.
    */
-  async cancel(id: bigint): Promise<Order> {
-    return this.prisma.$transaction(async (tx) => {
-      const petId = await this.lockOpenOrder(tx, id, 'cancel');
-      const [removed] = await tx.$queryRaw<Order[]>`
-        DELETE FROM orders WHERE id = ${id} AND NOT complete RETURNING ${ORDER_COLUMNS}`;
-      if (!removed) return this.refuse(tx, id, 'cancel');
-      if (petId !== null) {
-        await tx.$executeRaw`
-          UPDATE inventory_items SET quantity = quantity + ${removed.quantity}, updated_at = now()
-          WHERE pet_id = ${petId}`;
-        await settleStatus(tx, petId);
-      }
-      return removed;
-    }, STORE_TX_OPTIONS);
+  cancel(id: bigint): Promise<Order> {
+    return this.finish(id, 'cancel');
   }
 
   /**
-   * Finds an open order and locks its pet (pet before order, the order every store transaction
-   * takes its locks in). The order's own state is then re-checked by a conditional statement, so a
-   * concurrent complete and cancel of one order cannot both succeed.
+   * Both in one statement (the SQL function `store_finish_order`): it finds the open order, locks its
+   * pet (pet before order, the order every store write takes its locks in), then changes the order by
+   * a conditional statement, so a concurrent complete and cancel of one order cannot both succeed;
+   * the loser is told why. Then it settles the pet's status.
    */
-  private async lockOpenOrder(tx: Tx, id: bigint, action: 'complete' | 'cancel'): Promise<bigint | null> {
-    const order = await tx.order.findUnique({ where: { id }, select: { petId: true, complete: true } });
-    if (!order) throw new NotFoundError(`Order ${id} not found`);
-    if (order.complete) throw alreadyComplete(id, action);
-    // An open order always has its pet (a pet with open orders cannot be deleted).
-    if (order.petId !== null) await lockPet(tx, order.petId);
-    return order.petId;
-  }
-
-  /** The conditional statement changed nothing: say why (someone else got there first). */
-  private async refuse(tx: Tx, id: bigint, action: 'complete' | 'cancel'): Promise<never> {
-    const order = await tx.order.findUnique({ where: { id }, select: { complete: true } });
-    if (!order) throw new NotFoundError(`Order ${id} not found`);
-    throw alreadyComplete(id, action);
+  private async finish(id: bigint, action: 'complete' | 'cancel'): Promise<Order> {
+    const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`SELECT * FROM store_finish_order(${id}, ${action})`;
+    return storeResult(row);
   }
 
   private async cleanUpKeys(): Promise<void> {
@@ -244,6 +210,17 @@ const keySchema = z.object({ 'Idempotency-Key': idempotencyKeySchema });
 /** A malformed header is VALIDATION_FAILED naming it. */
 const validateKey = (key: string): string => validate(keySchema, { 'Idempotency-Key': key })['Idempotency-Key'];
 
+/** A row of a store function (migration 20261122170000_store_functions): a result, or a refusal. */
+export type StoreRow<T> = T & { refusal: string | null; message: string | null };
+
+/** The result of a store function's row, or its refusal thrown as the AppError it stands for. */
+export function storeResult<T>(row: StoreRow<T> | undefined): T {
+  if (!row) throw new Error('store function returned no row');
+  if (row.refusal !== null) throw refusalError(row.refusal, row.message ?? '');
+  const { refusal: _refusal, message: _message, ...result } = row;
+  return result as T;
+}
+
 /** A refusal returned by a store function (SQLSTATE of class PS, see its migration). */
 function refusalError(code: string, message: string): Error {
   switch (code) {
@@ -260,11 +237,4 @@ function refusalError(code: string, message: string): Error {
     default:
       return new Error(`store function: unknown refusal ${code}: ${message}`);
   }
-}
-
-/** A complete order has reached its final state (INVALID_TRANSITION). */
-function alreadyComplete(id: bigint, action: 'complete' | 'cancel'): InvalidTransitionError {
-  return new InvalidTransitionError(
-    action === 'complete' ? `Order ${id} is already complete` : `Order ${id} is complete; a complete order cannot be cancelled`,
-  );
 }
