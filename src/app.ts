@@ -95,7 +95,7 @@ export async function buildApp({ config, db, logger, clock = systemClock }: Buil
     // goes without the CSP header while the landing page is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     handler: fastifyApolloHandler<GraphQLContext>(apollo, {
-      context: async (request) => createContext(services, request, { planReads: config.graphql.readPlanner }),
+      context: async (request) => createContext(services, request, { planReads: config.readPlanner }),
     }),
   });
   return app;

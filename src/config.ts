@@ -107,9 +107,9 @@ export interface Config {
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
-    /** Root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
-    readPlanner: boolean;
   };
+  /** GraphQL root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
+  readPlanner: boolean;
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   limits: {
@@ -168,11 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
     // Sandbox and introspection help developers; in production they are off unless asked for.
+    readPlanner: e.GRAPHQL_READ_PLANNER,
     graphql: {
       landingPage: e.GRAPHQL_LANDING_PAGE ?? !production,
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
-      readPlanner: e.GRAPHQL_READ_PLANNER,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
