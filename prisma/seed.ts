@@ -3,9 +3,10 @@
  * the same rules apply). Refuses to run on a database that already has categories.
  */
 import 'reflect-metadata';
-import { loadConfig } from '../src/config';
+import { loadConfig, readEnvFile } from '../src/config';
 import { openDatabase } from '../src/db/open';
 import { createServices } from '../src/services';
+import { explainStartupError } from '../src/startup';
 
 const CATALOGUE: Record<string, { description: string; pets: [string, number][] }> = {
   Dogs: { description: 'Loyal companions of every size', pets: [['Rex', 3], ['Bella', 1], ['Max', 0], ['Luna', 5], ['Charlie', 2]] },
@@ -16,7 +17,8 @@ const CATALOGUE: Record<string, { description: string; pets: [string, number][] 
 };
 
 async function main(): Promise<void> {
-  const db = await openDatabase(loadConfig());
+  readEnvFile();
+  const db = await openDatabase(loadConfig(), { progress: (msg) => console.log(msg) });
   try {
     if ((await db.prisma.category.count()) > 0) {
       console.log('the database already has categories; seeding skipped');
@@ -47,6 +49,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(explainStartupError(error) ?? (error instanceof Error ? error.message : error));
   process.exit(1);
 });

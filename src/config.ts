@@ -54,16 +54,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: int(0, 65535).default(4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
     .optional(),
   PGLITE_DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_SIZE: int(1, 200).default(10),
+  DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
+  EXPLORER: z.enum(['sandbox', 'graphiql', 'off']).optional(),
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
   GRAPHQL_READ_PLANNER: bool.default(true),
+  // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
+  GRAPHQL_BATCH_MAX: int(1, 100).default(10),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   // Limits (README, "API keys, scopes and limits").
@@ -101,12 +106,25 @@ export interface Config {
   host: string;
   port: number;
   logLevel: string;
+  /** `pretty`: coloured, one readable line per event (development); `json`: pino's JSON lines. */
+  logFormat: 'pretty' | 'json';
   database: DatabaseConfig;
+  /** How long start-up keeps retrying a PostgreSQL server that does not answer yet; 0: no retry. */
+  databaseStartupRetryMs: number;
   graphql: {
+    /**
+     * What a browser gets at GET /graphql (graphql/explorer.ts): Apollo Sandbox, falling back to the
+     * bundled GraphiQL when the Sandbox cannot load (`sandbox`); the bundled GraphiQL only
+     * (`graphiql`); or nothing (`off`).
+     */
+    explorer: Explorer;
+    /** The explorer is on (`explorer !== 'off'`). */
     landingPage: boolean;
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
+    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    batchMax: number;
   };
   /** GraphQL root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
   readPlanner: boolean;
@@ -146,8 +164,29 @@ export interface RestConfig {
   };
 }
 
+export type Explorer = 'sandbox' | 'graphiql' | 'off';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * Reads `.env` into `process.env` when the file exists (`ENV_FILE` names another file), before the
+ * configuration is read: variables already set in the environment win. Under `NODE_ENV=test` only
+ * an explicit `ENV_FILE` is read, so a developer's `.env` never changes what the tests run against.
+ * Returns the file read, if any.
+ */
+export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null {
+  const explicit = env.ENV_FILE;
+  if (explicit === '' || (explicit === undefined && env.NODE_ENV === 'test')) return null;
+  const file = path.resolve(projectRoot, explicit ?? '.env');
+  if (!fs.existsSync(file)) {
+    if (explicit) throw new ConfigError(`Invalid configuration:\n  ENV_FILE: ${file} does not exist`);
+    return null;
+  }
+  // Node's own parser (Node >= 20.12); it leaves variables that are already set alone.
+  process.loadEnvFile(file);
+  return file;
 }
 
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
@@ -159,20 +198,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
+  // Sandbox and introspection help developers; in production they are off unless asked for.
+  // GRAPHQL_LANDING_PAGE (the older setting) still works: false is `off`, true is `sandbox`.
+  const explorer: Explorer =
+    e.EXPLORER ??
+    (e.GRAPHQL_LANDING_PAGE === undefined ? (production ? 'off' : 'sandbox') : e.GRAPHQL_LANDING_PAGE ? 'sandbox' : 'off');
   return {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
+    // Readable logs for a person at a terminal in development; JSON lines wherever a machine reads them.
+    logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' && process.stdout.isTTY ? 'pretty' : 'json'),
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
-    // Sandbox and introspection help developers; in production they are off unless asked for.
     readPlanner: e.GRAPHQL_READ_PLANNER,
+    databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
-      landingPage: e.GRAPHQL_LANDING_PAGE ?? !production,
+      explorer,
+      landingPage: explorer !== 'off',
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
+      batchMax: e.GRAPHQL_BATCH_MAX,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

@@ -1,9 +1,11 @@
 /** `npm run db:migrate`: applies pending migrations to the configured database and exits. */
-import { loadConfig } from '../config';
+import { loadConfig, readEnvFile } from '../config';
 import { createDatabase } from './database';
 import { migrate, readMigrations } from './migrate';
+import { explainStartupError } from '../startup';
 
 async function main(): Promise<void> {
+  readEnvFile();
   const config = loadConfig();
   const db = await createDatabase(config.database);
   try {
@@ -20,6 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(explainStartupError(error) ?? (error instanceof Error ? error.message : error));
   process.exit(1);
 });

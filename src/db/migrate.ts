@@ -55,8 +55,12 @@ interface AppliedRow {
   rolled_back_at: Date | null;
 }
 
-/** Applies every pending migration; returns the names it applied. */
-export async function migrate(db: Database, migrations: Migration[] = readMigrations()): Promise<string[]> {
+/** Applies every pending migration; returns the names it applied. `onApply` hears each one as it starts. */
+export async function migrate(
+  db: Database,
+  migrations: Migration[] = readMigrations(),
+  onApply?: (migration: Migration, index: number, count: number) => void,
+): Promise<string[]> {
   return db.withMigrationSession(async (session) => {
     await session.exec(CREATE_MIGRATIONS_TABLE);
     const rows = await session.query<AppliedRow>(
@@ -70,7 +74,7 @@ export async function migrate(db: Database, migrations: Migration[] = readMigrat
         );
       }
     }
-    const done: string[] = [];
+    const pending: Migration[] = [];
     for (const migration of migrations) {
       const previous = applied.get(migration.name);
       if (previous) {
@@ -81,6 +85,11 @@ export async function migrate(db: Database, migrations: Migration[] = readMigrat
         }
         continue;
       }
+      pending.push(migration);
+    }
+    const done: string[] = [];
+    for (const [index, migration] of pending.entries()) {
+      onApply?.(migration, index + 1, pending.length);
       await applyOne(session, migration);
       done.push(migration.name);
     }

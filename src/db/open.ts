@@ -1,15 +1,37 @@
 import type { Config } from '../config';
+import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from '../startup';
 import { createDatabase, type CreateDatabaseOptions, type Database } from './database';
 import { migrate } from './migrate';
 
+export interface OpenDatabaseOptions extends CreateDatabaseOptions {
+  /** Hears progress lines for a person (creating the database, applying migration N of M). */
+  progress?: (msg: string) => void;
+}
+
 /**
  * Opens the configured database and applies pending migrations: what the service does at start and
- * what `npm run db:migrate`, `db:seed` and the API-key CLI do before their work.
+ * what `npm run db:migrate`, `db:seed` and the API-key CLI do before their work. A PostgreSQL server
+ * that does not answer yet is waited for (up to DB_STARTUP_RETRY_MS); failures a person can fix
+ * throw StartupError (src/startup.ts).
  */
-export async function openDatabase(config: Config, options?: CreateDatabaseOptions): Promise<Database> {
-  const db = await createDatabase(config.database, options);
+export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const { progress = () => undefined, ...createOptions } = options;
+  const settings = config.database;
+  if (settings.kind === 'postgres') {
+    await waitForPostgres(settings.url, config.databaseStartupRetryMs ?? 0, progress);
+  } else if (settings.dataDir) {
+    checkDataDirWritable(settings.dataDir);
+    if (pgliteIsNew(settings.dataDir)) {
+      progress(`creating the embedded database in ${settings.dataDir} (first start, a few seconds)`);
+    }
+  }
+  const db = await createDatabase(settings, createOptions).catch((error: unknown) => {
+    throw settings.kind === 'pglite' ? explainPgliteFailure(error, settings.dataDir) : error;
+  });
   try {
-    await migrate(db);
+    await migrate(db, undefined, (migration, index, count) =>
+      progress(`applying migration ${index} of ${count}: ${migration.name}`),
+    );
   } catch (error) {
     await db.close();
     throw error;

@@ -3,16 +3,16 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits } from './limits';
+import { operationAccessPlugin } from './operation-access';
+import { wellFormedVariablesPlugin } from './well-formed';
 import { createSchema } from './schema';
+import { explorerPlugin } from './explorer';
+import { requestLogPlugin } from '../http/request-log';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -21,11 +21,9 @@ import { createSchema } from './schema';
  */
 export async function createApollo(config: Config): Promise<ApolloServer<GraphQLContext>> {
   const schema = await createSchema();
-  const landingPage = config.graphql.landingPage
-    ? config.env === 'production'
-      ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-      : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true })
-    : ApolloServerPluginLandingPageDisabled();
+  // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
+  const landingPage =
+    config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
@@ -36,15 +34,31 @@ export async function createApollo(config: Config): Promise<ApolloServer<GraphQL
     // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.
     hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
-    // Apollo's default, stated because it matters: a POST must be application/json (or carry a
-    // preflight-forcing header), so a browser form on another site cannot run a mutation.
-    csrfPrevention: true,
-    allowBatchedHttpRequests: false,
+    // Off: Apollo's check refuses a GET without a preflight-forcing header, which is what urql,
+    // graphql-request (method GET) and Apollo Client's useGETForQueries send. Cross-site request
+    // forgery needs an ambient credential (a cookie); this service accepts Bearer keys only, and a
+    // browser sends an Authorization header cross-site only after a CORS preflight. What stays
+    // refused: a mutation over GET (405, Apollo), and a POST whose body is not JSON (415: Fastify has
+    // no parser for text/plain, form or multipart bodies, see app.ts). README "Clients".
+    csrfPrevention: false,
+    // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
+    // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).
+    allowBatchedHttpRequests: config.graphql.batchMax > 1,
     parseOptions: limits.parseOptions,
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
-    plugins: [errorReportingPlugin(), limits.plugin, landingPage, ApolloServerPluginCacheControlDisabled()],
+    // Order matters when several refuse an operation (the first listed wins): ill-formed strings,
+    // then the cost limit, then access (scopes).
+    plugins: [
+      errorReportingPlugin(),
+      wellFormedVariablesPlugin(),
+      limits.plugin,
+      operationAccessPlugin(),
+      requestLogPlugin(),
+      landingPage,
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
   return apollo;

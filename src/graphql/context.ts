@@ -66,6 +66,8 @@ export interface GraphQLContext {
   idempotencyKey: string | undefined;
   /** Root lists read their relations in their own statement (src/graphql/planner); off: loaders only. */
   planReads: boolean;
+  /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
+  batched: boolean;
 }
 
 export function createContext(
@@ -75,6 +77,7 @@ export function createContext(
     log: FastifyBaseLogger;
     caller: Caller | null;
     headers: Record<string, string | string[] | undefined>;
+    body?: unknown;
   },
   options: { planReads?: boolean } = {},
 ): GraphQLContext {
@@ -87,5 +90,6 @@ export function createContext(
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
     planReads: options.planReads ?? true,
+    batched: Array.isArray(request.body),
   };
 }

@@ -18,10 +18,33 @@ const REQUEST_ERRORS: Record<string, { code: ErrorCode; status: number }> = {
   OPERATION_RESOLUTION_FAILURE: { code: ErrorCode.BAD_REQUEST, status: 400 },
   GRAPHQL_VALIDATION_FAILED: { code: ErrorCode.VALIDATION_FAILED, status: 400 },
   BAD_USER_INPUT: { code: ErrorCode.VALIDATION_FAILED, status: 400 },
+  // Automatic persisted queries: the client sends the query again (Apollo Client and urql read the
+  // code). 404, not Apollo's 200: a response without `data` is 4xx under the GraphQL-over-HTTP spec.
+  PERSISTED_QUERY_NOT_FOUND: { code: ErrorCode.PERSISTED_QUERY_NOT_FOUND, status: 404 },
 };
 
-/** Apollo protocol codes that clients act on (automatic persisted queries): kept as they are. */
-const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+/**
+ * Request errors Apollo raises with a message but no code of their own (or a code that says less
+ * than its HTTP status), by the start of their message: Apollo's texts (requestPipeline.ts,
+ * runHttpQuery.ts).
+ */
+const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; status: number }][] = [
+  // A string literal that is not well-formed Unicode (a lone surrogate, a control character): the
+  // same answer as such a string in a variable (well-formed.ts).
+  ['Syntax Error: Invalid Unicode escape sequence', { code: ErrorCode.VALIDATION_FAILED, status: 400 }],
+  ['Syntax Error: Invalid character within String', { code: ErrorCode.VALIDATION_FAILED, status: 400 }],
+  ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
+  ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
+  ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
+  ["An 'accept' header was provided for this request which does not accept", { code: ErrorCode.NOT_ACCEPTABLE, status: 406 }],
+];
+
+function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; status: number } | undefined {
+  const byMessage = REQUEST_ERRORS_BY_MESSAGE.find(([prefix]) => formatted.message.startsWith(prefix));
+  if (byMessage) return byMessage[1];
+  const code = formatted.extensions?.code;
+  return typeof code === 'string' ? REQUEST_ERRORS[code] : undefined;
+}
 
 const INTERNAL_MESSAGE = 'Internal server error';
 
@@ -64,20 +87,15 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (isArgumentRefusal(error)) {
     return { ...formatted, extensions: { code: ErrorCode.VALIDATION_FAILED, status: 400 } };
   }
-  const apolloCode = formatted.extensions?.code;
-  if (typeof apolloCode === 'string') {
-    const mapped = REQUEST_ERRORS[apolloCode];
-    if (mapped) return { ...formatted, extensions: { code: mapped.code, status: mapped.status } };
-    if (PROTOCOL_CODES.has(apolloCode)) return { ...formatted, extensions: { code: apolloCode, status: 200 } };
-  }
+  const mapped = requestErrorOf(formatted);
+  if (mapped) return { ...formatted, extensions: { code: mapped.code, status: mapped.status } };
   // Masked: the plugin below logs the original and adds the request id.
   return { message: INTERNAL_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL, status: 500 } };
 }
 
 function isExpected(error: unknown): boolean {
   if (appErrorOf(error) || isArgumentRefusal(error)) return true;
-  const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
-  return typeof code === 'string' && (code in REQUEST_ERRORS || PROTOCOL_CODES.has(code));
+  return error instanceof GraphQLError && requestErrorOf(error) !== undefined;
 }
 
 /** Logs unexpected errors with their stack, and puts the request id in every INTERNAL error. */
@@ -94,8 +112,9 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
         },
         async willSendResponse(rc: GraphQLRequestContext<GraphQLContext>) {
           const body = rc.response.body;
-          if (body?.kind !== 'single' || !body.singleResult.errors) return;
-          setAuthStatus(rc, body.singleResult.errors);
+          if (body?.kind !== 'single') return;
+          setStatus(rc, body.singleResult);
+          if (!body.singleResult.errors) return;
           const requestId = rc.contextValue.requestId;
           body.singleResult.errors = body.singleResult.errors.map((e) =>
             e.extensions?.code === ErrorCode.INTERNAL
@@ -109,18 +128,18 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
- * Auth failures are HTTP failures too: a response holding an UNAUTHENTICATED error is sent as 401
- * with `WWW-Authenticate: Bearer`, one holding FORBIDDEN as 403 (401 wins when both occur), even
- * though execution started and other fields may carry data. Clients, proxies and logs then see an
- * auth failure for what it is, as API.md's 401/403 rules ask.
+ * The HTTP status rule (README, "API keys, scopes and limits"): a response that carries `data` (an
+ * operation that was executed, even when `data` is null) is 200, whatever its errors; errors met
+ * while executing say their own status in `extensions.status`. A response without `data` (the
+ * request was refused before execution: parse, validation, limits, access, persisted queries) is
+ * sent with the status its error states, so HTTP and `extensions.status` always agree. A batch is 200
+ * as a whole; each answer in it carries its own errors.
  */
-function setAuthStatus(rc: GraphQLRequestContext<GraphQLContext>, errors: readonly GraphQLFormattedError[]): void {
-  const codes = new Set(errors.map((e) => e.extensions?.code));
-  if (codes.has(ErrorCode.UNAUTHENTICATED)) {
-    rc.response.http.status = 401;
-    // Only a missing key gets here: a bad one was answered 401 before GraphQL ran (auth.hooks.ts).
-    rc.response.http.headers.set('www-authenticate', 'Bearer');
-  } else if (codes.has(ErrorCode.FORBIDDEN)) {
-    rc.response.http.status = 403;
+function setStatus(rc: GraphQLRequestContext<GraphQLContext>, result: { data?: unknown; errors?: readonly GraphQLFormattedError[] }): void {
+  if (rc.contextValue.batched || 'data' in result) {
+    rc.response.http.status = 200;
+    return;
   }
+  const status = result.errors?.[0]?.extensions?.status;
+  if (typeof status === 'number') rc.response.http.status = status;
 }

@@ -33,6 +33,7 @@
  */
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import {
+  BREAK,
   execute,
   getVariableValues,
   GraphQLError,
@@ -173,6 +174,9 @@ export class JitGateway implements GatewayInterface {
 
   /** Compiles one operation of a document; public only so tests can watch compilations. */
   compile(document: DocumentNode, operation: OperationDefinitionNode): CacheEntry {
+    // Introspection must describe the public schema: graphql-jit would answer `__schema` from the
+    // schema it compiles against, which holds the internal PRE_COERCED scalar (issue 11 item 4).
+    if (selectsIntrospection(document, operation)) return { kind: 'graphql-js', reason: 'introspection' };
     try {
       const { document: jitDocument, literals } = prepareForJit(this.schema, document, operation);
       const compiled = compileQuery(this.jitSchema, jitDocument, operation.name?.value);
@@ -245,6 +249,22 @@ function prepareForJit(
     },
     literals,
   };
+}
+
+/** Whether the operation (or a fragment of its document) selects `__schema` or `__type`. */
+function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let found = false;
+  const definitions = document.definitions.filter((d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION);
+  visit({ ...document, definitions }, {
+    Field(node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function namedTypeOf(type: TypeNode): string {

@@ -17,6 +17,10 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'Retry-After',
   'WWW-Authenticate',
+  // The rate limit's IETF draft headers (http/rate-limit.ts), so browser code can pace itself.
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
 ];
 
 export async function registerCors(app: FastifyInstance, { origins }: Config['cors']): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, MethodNotAllowedError, UnauthenticatedError, type ErrorBody } from '../errors/app-error';
+import Negotiator from 'negotiator';
 import { ID_FORMAT_MESSAGE, INT64_PATTERN } from '../common/ids';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -17,6 +18,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   409: ErrorCode.CONFLICT,
   410: ErrorCode.GONE,
   413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   429: ErrorCode.RATE_LIMITED,
 };
 
@@ -53,19 +55,34 @@ export function errorBody(error: unknown): ErrorBody | null {
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
-    // 415 (a body that is not JSON) is a malformed request by this API's contract.
+    // 415: a body that is not JSON (text/plain, form, multipart): see app.ts.
     const code = CODE_BY_STATUS[status] ?? ErrorCode.BAD_REQUEST;
     return { code, message: e.message, status: CODE_BY_STATUS[status] ? status : 400 };
   }
   return null;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+
+/**
+ * The media type of a GraphQL answer, chosen from `Accept` exactly as Apollo Server chooses it for
+ * the answers it writes (ApolloServer.ts, chooseContentTypeForSingleResultResponse), so an error
+ * written here (401 of the auth hook, 429 of the rate limit, 413, 415) has the type of every other
+ * answer. An Accept that allows neither gets JSON: an error answer must still be readable.
+ */
+export function graphqlMediaType(accept: string | undefined): string {
+  if (!accept) return JSON_TYPE;
+  return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
-  reply.code(body.status).type('application/json; charset=utf-8');
+  reply.code(body.status);
   if (request.url.startsWith('/graphql')) {
+    reply.type(graphqlMediaType(request.headers.accept));
     return reply.send({ errors: [{ message: body.message, extensions: { code: body.code, status: body.status } }] });
   }
-  return reply.send(body);
+  return reply.type(JSON_TYPE).send(body);
 }
 
 /** A route's URL pattern (`/pets/:petId`) as a RegExp over request paths. */

@@ -51,7 +51,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'The two legacy REST paths of the petstore gateway. New clients use GraphQL at `/graphql`. ' +
           'Every operation carries a stability label (`x-stability`: experimental, beta or stable).',
+        contact: { name: 'Petstore API team', url: 'https://petstore.example/support' },
+        license: { name: 'Proprietary', url: 'https://petstore.example/terms' },
       },
+      // Relative: the paths are served by the host that serves this document.
+      servers: [{ url: '/', description: 'This service (the host serving this document).' }],
       tags: [
         { name: 'Pets', description: 'The animals for sale.' },
         { name: 'Store', description: 'Store orders for pets.' },

@@ -7,15 +7,13 @@
  */
 import { Client } from 'pg';
 import { pollUntil } from '../helpers/poll';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { runApiKeyCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
 
-const describeWithPostgres = usingPostgres() ? describe : describe.skip;
-if (!usingPostgres()) {
-  console.info('api-key-processes.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it (CI does)');
-}
+const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 describeWithPostgres('API keys across gateway processes sharing one PostgreSQL database', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;

@@ -6,12 +6,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-const describeWithRedis = redisUrl ? describe : describe.skip;
-// Written straight to stderr: Jest shows no console output for a suite whose tests are all skipped.
-if (!redisUrl) process.stderr.write('rate-limit-redis.test.ts skipped: set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it\n');
+const describeWithRedis = describeIf(Boolean(redisUrl), NEEDS_REDIS);
 
 describeWithRedis('the rate limit across two processes (Redis)', () => {
   const dirs: string[] = [];

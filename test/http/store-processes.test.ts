@@ -5,6 +5,7 @@
  */
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/services';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { createApiKey } from '../helpers/test-app';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
@@ -30,10 +31,7 @@ const ok = async (url: string, query: string, variables: Record<string, unknown>
   return reply.data!;
 };
 
-const describeWithPostgres = usingPostgres() ? describe : describe.skip;
-if (!usingPostgres()) {
-  console.info('store-processes.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it (CI does)');
-}
+const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 describeWithPostgres('two gateway processes sharing one PostgreSQL database', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;

@@ -5,15 +5,13 @@
  */
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { describeIf, NEEDS_CHROMIUM } from '../helpers/describe-if';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(`Skipping the /docs browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-}
 
-(haveChromium ? describe : describe.skip)('GET /docs in a browser', () => {
+describeIf(haveChromium, NEEDS_CHROMIUM(CHROMIUM))('GET /docs in a browser', () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

@@ -46,7 +46,7 @@ describe('GET /openapi.json', () => {
     expect(op.parameters).toContainEqual(
       expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64' } }),
     );
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '404', '410', '429', '500']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '401', '404', '410', '429', '500']);
     expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
       expect.arrayContaining(['Deprecation', 'Sunset', 'Link', 'ETag', 'Cache-Control']),
     );

@@ -5,13 +5,22 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.database).toEqual({ kind: 'pglite', dataDir: expect.stringMatching(/[/\\]data$/) });
     expect(config.port).toBe(4000);
-    expect(config.graphql).toEqual({ landingPage: true, introspection: true, jit: true });
+    expect(config.graphql).toEqual({ explorer: 'sandbox', landingPage: true, introspection: true, jit: true, batchMax: 10 });
   });
 
   it('uses PostgreSQL when DATABASE_URL is set, and turns Sandbox off in production unless asked', () => {
     const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@h:5432/db', GRAPHQL_INTROSPECTION: 'true' });
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10 });
-    expect(config.graphql).toEqual({ landingPage: false, introspection: true, jit: true });
+    expect(config.graphql).toEqual({ explorer: 'off', landingPage: false, introspection: true, jit: true, batchMax: 10 });
+  });
+
+  it('picks the explorer with EXPLORER (GRAPHQL_LANDING_PAGE still works)', () => {
+    expect(loadConfig({ EXPLORER: 'graphiql' }).graphql).toMatchObject({ explorer: 'graphiql', landingPage: true });
+    expect(loadConfig({ EXPLORER: 'off' }).graphql).toMatchObject({ explorer: 'off', landingPage: false });
+    expect(loadConfig({ NODE_ENV: 'production', EXPLORER: 'sandbox' }).graphql.explorer).toBe('sandbox');
+    expect(loadConfig({ GRAPHQL_LANDING_PAGE: 'false' }).graphql.explorer).toBe('off');
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_LANDING_PAGE: 'true' }).graphql.explorer).toBe('sandbox');
+    expect(() => loadConfig({ EXPLORER: 'playground' })).toThrow(/EXPLORER/);
   });
 
   it('plans root list reads in one statement unless GRAPHQL_READ_PLANNER=false', () => {

@@ -13,7 +13,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../config';
+import { ConfigError, loadConfig, readEnvFile } from '../../config';
 import { DatabaseInUseError } from '../../db/database';
 import { openDatabase } from '../../db/open';
 import { AppError } from '../../errors/app-error';
@@ -21,6 +21,7 @@ import { runApiKeyCommand, type ApiKeyCommand } from './api-key.commands';
 import { ApiKeyService } from './api-key.service';
 import { AdminSocketError, adminSocketPath, sendToAdminSocket } from './api-key.socket';
 import { SCOPES } from './scopes';
+import { explainStartupError } from '../../startup';
 
 const USAGE = `usage: npm run apikey -- create --name NAME --scopes SCOPE[,SCOPE...]
        npm run apikey -- list
@@ -57,6 +58,7 @@ function parse(argv: string[]): ApiKeyCommand {
 
 async function run(argv: string[]): Promise<void> {
   const cmd = parse(argv);
+  readEnvFile();
   const config = loadConfig();
   let db;
   try {
@@ -83,6 +85,6 @@ run(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof AppError ||
     error instanceof AdminSocketError ||
     error instanceof DatabaseInUseError;
-  console.error(known ? (error as Error).message : error);
+  console.error(known ? (error as Error).message : (explainStartupError(error) ?? error));
   process.exit(known && error instanceof UsageError ? 2 : 1);
 });

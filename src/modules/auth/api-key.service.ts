@@ -70,11 +70,24 @@ const toInfo = (row: ApiKey): ApiKeyInfo => ({
   revokedAt: row.revokedAt,
 });
 
+/** Where key changes are recorded (the server's pino logger); never given the key itself. */
+export interface KeyChangeLog {
+  info(fields: object, msg: string): void;
+}
+
+const keyFields = (info: ApiKeyInfo) => ({
+  apiKey: { id: info.id.toString(), name: info.name, prefix: info.prefix, scopes: info.scopes },
+});
+
 export class ApiKeyService {
-  /** `cache`: the serving app's (app.ts); the CLI and the admin socket only change keys and need none. */
+  /**
+   * `cache`: the serving app's (app.ts); the CLI and the admin socket only change keys and need none.
+   * `log`: records every key created or revoked (id, name, scopes), e.g. the server's logger.
+   */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly cache?: ApiKeyCache,
+    private readonly log?: KeyChangeLog,
   ) {}
 
   /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
@@ -84,7 +97,9 @@ export class ApiKeyService {
     const row = await this.prisma.apiKey.create({
       data: { name, scopes, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashKey(key) },
     });
-    return { key, info: toInfo(row) };
+    const info = toInfo(row);
+    this.log?.info(keyFields(info), `API key ${info.id} "${info.name}" created`);
+    return { key, info };
   }
 
   async list(): Promise<ApiKeyInfo[]> {
@@ -103,7 +118,9 @@ export class ApiKeyService {
     ]);
     const row = await this.prisma.apiKey.findUnique({ where: { id } });
     if (!row) throw new NotFoundError(`API key ${id} does not exist`);
-    return toInfo(row);
+    const info = toInfo(row);
+    this.log?.info(keyFields(info), `API key ${info.id} "${info.name}" revoked`);
+    return info;
   }
 
   /** The caller a presented key stands for, or null when it is malformed, unknown or revoked. */

@@ -2,7 +2,7 @@
  * The one access decision, used by the GraphQL auth checker and the REST route hook alike: may this
  * caller run this operation of the scope table?
  */
-import { ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
+import { AppError, ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
 import type { Caller } from './api-key.service';
 import { allows, SCOPE_TABLE, type Requirement } from './scopes';
 
@@ -25,4 +25,23 @@ export function authorize(caller: Caller | null, operation: string): void {
   if (!allows(caller.scopes, required)) {
     throw new ForbiddenError(`This API key lacks scope ${required}, which ${operation} needs`);
   }
+}
+
+/**
+ * The refusal of a whole operation that uses every one of `operations` (GraphQL schema coordinates),
+ * or null when the caller may use them all: UNAUTHENTICATED when anonymous, FORBIDDEN when the key
+ * lacks a scope. One message names every refused field and the scope it needs.
+ */
+export function refusal(caller: Caller | null, operations: readonly string[]): AppError | null {
+  const refused = operations
+    .map((operation) => ({ operation, required: requirementOf(operation) }))
+    .filter(({ required }) => !(required === 'public' || (caller && allows(caller.scopes, required))));
+  if (refused.length === 0) return null;
+  const list = refused.map(({ operation, required }) => `${operation} (${required})`).join(', ');
+  if (!caller) {
+    return new UnauthenticatedError(
+      `This operation needs an API key (Authorization: Bearer <API key>) with the scopes of ${list}; nothing was run`,
+    );
+  }
+  return new ForbiddenError(`This API key lacks the scopes of ${list}, which this operation uses; nothing was run`);
 }

@@ -73,6 +73,8 @@ export async function petRoutes(app: FastifyInstance, { services, lifecycle }: P
           'Every answer carries the `Deprecation`, `Sunset` and `Link` headers. ' +
           'Send the `ETag` back in `If-None-Match` to get a 304 while the pet is unchanged.',
         deprecated: true,
+        // Public, but a key that is sent must be valid (401 otherwise): the key is optional.
+        security: [{}, { bearerAuth: [] }],
         'x-sunset': lifecycle.sunsetAt.toISOString(),
         'x-stability': stabilityOf(operation),
         params: {
@@ -102,6 +104,9 @@ export async function petRoutes(app: FastifyInstance, { services, lifecycle }: P
             headers: { ...lifecycleHeaders, ETag: { type: 'string' }, 'Cache-Control': { type: 'string' } },
           },
           400: error('`VALIDATION_FAILED`: petId is not a 64-bit integer.'),
+          401: error('`UNAUTHENTICATED`: an Authorization header that is not a valid API key (none is needed).', {
+            'WWW-Authenticate': { type: 'string', description: '`Bearer error="invalid_token"`.' },
+          }),
           404: error('`NOT_FOUND`: no pet has this id.'),
           410: error('`GONE`: the path was retired at its sunset date.'),
           429: error('`RATE_LIMITED`: too many requests.', {

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+/**
+ * `npm run dev`: the development loop. The TypeScript compiler watches the sources and re-emits
+ * dist/ on every save (tsc, because TypeGraphQL needs `emitDecoratorMetadata`, which esbuild-based
+ * runners such as tsx do not emit); Node's own `--watch` restarts the server when its compiled files
+ * change. Logs are the readable, coloured format unless LOG_FORMAT says otherwise. Ctrl-C stops both.
+ */
+const { spawn, execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { TSC_ARGS } = require('./build-if-stale');
+
+const root = path.resolve(__dirname, '..');
+execFileSync(process.execPath, [path.join(__dirname, 'build-if-stale.js')], { cwd: root, stdio: 'inherit' });
+
+const tsc = spawn(
+  process.execPath,
+  [require.resolve('typescript/bin/tsc', { paths: [root] }), ...TSC_ARGS, '--watch', '--preserveWatchOutput'],
+  { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+);
+const server = spawn(process.execPath, ['--watch', path.join('dist', 'src', 'main.js')], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { LOG_FORMAT: 'pretty', NODE_ENV: 'development', ...process.env },
+});
+
+let stopping = false;
+const stop = (code) => {
+  if (stopping) return;
+  stopping = true;
+  tsc.kill('SIGTERM');
+  server.kill('SIGTERM');
+  server.once('exit', () => process.exit(code));
+};
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+tsc.on('exit', (code) => stop(code ?? 1));
+server.on('exit', (code) => {
+  if (!stopping) {
+    stopping = true;
+    tsc.kill('SIGTERM');
+    process.exit(code ?? 1);
+  }
+});

@@ -1,0 +1,147 @@
+/**
+ * The GraphQL explorer a browser gets at GET /graphql (EXPLORER, README "Explore the API"):
+ *
+ * - `sandbox`: Apollo Sandbox, as Apollo's own landing page shows it, loaded from Apollo's CDN. When
+ *   the Sandbox cannot load (offline, behind a proxy, air-gapped), the same page falls back by
+ *   itself to GraphiQL served by this service from npm packages: no request leaves the machine.
+ * - `graphiql`: that local GraphiQL only.
+ * - `off`: no page (Apollo's "disabled" landing page).
+ *
+ * Apollo's landing-page plugins cannot fall back, so this is a landing page of our own (the same
+ * Sandbox embed as Apollo's). GraphiQL 3 ships a ready browser build (`graphiql.min.js`, on React 18's
+ * UMD builds), so nothing is bundled here: the files are served as the packages ship them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ApolloServerPlugin } from '@apollo/server';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { projectRoot, type Explorer } from '../config';
+
+/** Where the explorer's files are served from. */
+export const EXPLORER_ASSETS = '/explorer/';
+
+/** Apollo's embeddable Sandbox (what ApolloServerPluginLandingPageLocalDefault loads). */
+const SANDBOX_SCRIPT = 'https://embeddable-sandbox.cdn.apollographql.com/_latest/embeddable-sandbox.umd.production.min.js';
+
+/** The package folder of `name` (resolved from here, so it works from src/ and dist/src/). */
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
+
+/**
+ * graphql-ws's browser build, for subscriptions over WebSocket at the same /graphql URL, when the
+ * package is installed; without it the page runs queries and mutations and says so for a subscription.
+ */
+function graphqlWsBrowserBuild(): string | null {
+  try {
+    const file = path.join(packageDir('graphql-ws'), 'umd', 'graphql-ws.min.js');
+    return fs.existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The files of the page, by the name they are served under. */
+function assetFiles(): Record<string, string> {
+  const files: Record<string, string> = {
+    // A browser script, not compiled: served from the sources, from src/ and dist/ alike.
+    'explorer.browser.js': path.join(projectRoot, 'src', 'graphql', 'explorer.browser.js'),
+    'graphiql.min.js': path.join(packageDir('graphiql'), 'graphiql.min.js'),
+    'graphiql.min.css': path.join(packageDir('graphiql'), 'graphiql.min.css'),
+    'react.production.min.js': path.join(packageDir('react'), 'umd', 'react.production.min.js'),
+    'react-dom.production.min.js': path.join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'),
+  };
+  const ws = graphqlWsBrowserBuild();
+  if (ws) files['graphql-ws.min.js'] = ws;
+  return files;
+}
+
+/** Serves the explorer's files under /explorer/ (only those: nothing else of node_modules). */
+export async function registerExplorerAssets(app: FastifyInstance): Promise<void> {
+  const files = assetFiles();
+  const byDir = new Map<string, string[]>();
+  for (const [name, file] of Object.entries(files)) {
+    if (path.basename(file) !== name) throw new Error(`explorer asset ${name} must keep its file name (${file})`);
+    byDir.set(path.dirname(file), [...(byDir.get(path.dirname(file)) ?? []), name]);
+  }
+  const allowed = new Set(Object.keys(files));
+  await app.register(fastifyStatic, {
+    root: [...byDir.keys()],
+    prefix: EXPLORER_ASSETS,
+    decorateReply: false,
+    index: false,
+    list: false,
+    allowedPath: (pathName) => allowed.has(pathName.replace(/^\//, '')),
+    // The files change only with a package upgrade; revalidate rather than guess a lifetime.
+    cacheControl: true,
+    maxAge: 0,
+  });
+}
+
+/**
+ * The page's own Content-Security-Policy (a <meta>, as Apollo's landing page does; helmet's strict
+ * header is left off this one route in app.ts): scripts only from here and Apollo's Sandbox CDN, no
+ * inline script, the Sandbox's frame, and connections to this origin (HTTP and WebSocket).
+ */
+const CSP = [
+  "default-src 'self'",
+  `script-src 'self' https://embeddable-sandbox.cdn.apollographql.com`,
+  // GraphiQL and the Sandbox set inline styles.
+  "style-src 'self' 'unsafe-inline' https://embeddable-sandbox.cdn.apollographql.com https://fonts.googleapis.com",
+  "font-src 'self' data: https://fonts.gstatic.com",
+  "img-src 'self' data: https://apollo-server-landing-page.cdn.apollographql.com",
+  'frame-src https://sandbox.embed.apollographql.com',
+  "connect-src 'self' ws: wss:",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The page at GET /graphql. Its configuration travels in data- attributes: no inline script. */
+export function explorerHtml(explorer: Exclude<Explorer, 'off'>): string {
+  const data = {
+    'data-mode': explorer,
+    'data-sandbox-script': SANDBOX_SCRIPT,
+    'data-assets': EXPLORER_ASSETS,
+    'data-subscriptions': graphqlWsBrowserBuild() ? 'graphql-ws' : '',
+  };
+  const attrs = Object.entries(data)
+    .map(([k, v]) => `${k}="${escapeAttr(v)}"`)
+    .join(' ');
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta http-equiv="Content-Security-Policy" content="${CSP}" />
+    <meta name="viewport" content="width=device-width,initial-scale=1" />
+    <title>Petstore GraphQL explorer</title>
+    <link rel="stylesheet" href="${EXPLORER_ASSETS}graphiql.min.css" />
+    <style>
+      html, body, #explorer { height: 100%; margin: 0; }
+      #explorer iframe { height: 100%; width: 100%; border: none; }
+      #explorer-status { font-family: system-ui, sans-serif; padding: 1rem; color: #555; }
+    </style>
+  </head>
+  <body>
+    <div id="explorer-status">Loading the GraphQL explorer ...</div>
+    <div id="explorer" ${attrs}></div>
+    <script src="${EXPLORER_ASSETS}explorer.browser.js"></script>
+  </body>
+</html>
+`;
+}
+
+/** Apollo landing-page plugin serving the explorer page. */
+export function explorerPlugin(explorer: Exclude<Explorer, 'off'>): ApolloServerPlugin {
+  const html = explorerHtml(explorer);
+  return {
+    async serverWillStart() {
+      return {
+        async renderLandingPage() {
+          return { html };
+        },
+      };
+    },
+  };
+}

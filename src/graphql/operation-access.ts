@@ -1,0 +1,94 @@
+/**
+ * The whole operation is checked against the scope table before anything runs (issue 10 item 7,
+ * issue 11 item 1): every field its selection reaches, through fragments and inline fragments, is
+ * looked up in SCOPE_TABLE (src/modules/auth/scopes.ts). If the caller may not use one of them, the
+ * operation is refused as a whole with no `data`: 401 UNAUTHENTICATED (+ `WWW-Authenticate: Bearer`)
+ * for an anonymous caller, 403 FORBIDDEN for a key without the scope. No resolver has run, so a
+ * mutation is never half-done and a client may retry safely.
+ *
+ * Written by hand: the decision is this API's scope table; graphql-js gives the traversal (its
+ * schema types), and the check is a walk over the selection sets with each fragment visited once.
+ * Directives (`@skip`, `@include`) are not evaluated: a field is reached if it is written.
+ */
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import {
+  GraphQLError,
+  getNamedType,
+  isAbstractType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { UnauthenticatedError } from '../errors/app-error';
+import type { Caller } from '../modules/auth/api-key.service';
+import { refusal } from '../modules/auth/authorize';
+import { SCOPE_TABLE } from '../modules/auth/scopes';
+import type { GraphQLContext } from './context';
+
+const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
+
+/** The schema coordinates (`Query.order`, `Pet.orders`) of the scope table that `operation` reaches. */
+export function guardedCoordinates(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const found = new Set<string>();
+  const visitedFragments = new Set<string>();
+
+  const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name.startsWith('__') || isAbstractType(parent) && !isInterfaceType(parent)) continue;
+        // A field of an interface is reached on every type that implements it.
+        const owners = isInterfaceType(parent) ? [parent, ...schema.getPossibleTypes(parent)] : [parent];
+        for (const owner of owners) {
+          const coordinate = `${owner.name}.${name}`;
+          if (GUARDED.has(coordinate)) found.add(coordinate);
+        }
+        const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+        const type = field && getNamedType(field.type);
+        if (selection.selectionSet && type && (isObjectType(type) || isAbstractType(type))) walk(selection.selectionSet, type);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (type && (isObjectType(type) || isAbstractType(type))) walk(selection.selectionSet, type);
+      } else {
+        const name = selection.name.value;
+        if (visitedFragments.has(name)) continue;
+        visitedFragments.add(name);
+        const fragment = fragments.get(name);
+        const type = fragment && schema.getType(fragment.typeCondition.name.value);
+        if (fragment && type && (isObjectType(type) || isAbstractType(type))) walk(fragment.selectionSet, type);
+      }
+    }
+  };
+  const root = schema.getRootType(operation.operation);
+  if (root) walk(operation.selectionSet, root);
+  return [...found];
+}
+
+/** Throws the refusal of the operation (as Apollo expects it: a GraphQLError with its HTTP head). */
+export function checkOperationAccess(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, caller: Caller | null): void {
+  const refused = refusal(caller, guardedCoordinates(schema, document, operation));
+  if (!refused) return;
+  const headers = new HeaderMap();
+  if (refused instanceof UnauthenticatedError) headers.set('www-authenticate', refused.challenge);
+  throw new GraphQLError(refused.message, { originalError: refused, extensions: { http: { status: refused.status, headers } } });
+}
+
+export function operationAccessPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          if (rc.operation) checkOperationAccess(rc.schema, rc.document, rc.operation, rc.contextValue.caller);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Logging: pino's options for the app (JSON lines, or coloured readable lines through pino-pretty in
+ * development), credentials kept out of every line, and ONE line per request (Fastify's own two
+ * lines, "incoming request" and "request completed", are turned off in app.ts) carrying the method,
+ * the path with credentials redacted, the status, the duration, the request id and, for GraphQL, the
+ * operation's name and type and the error codes of the response.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config';
+
+/** Credentials never reach the logs, whatever else a caller configures. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+
+/**
+ * Query parameters that may carry a credential (an API key sent as `?access_token=`, a signed URL's
+ * token...): their values are replaced in every URL that is logged. Matched case-insensitively,
+ * also as the end of a longer name (`x_api_key`, `refreshToken`).
+ */
+const CREDENTIAL_PARAM = /(access_token|api_?key|apikey|key|token|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session)$/i;
+export const REDACTED = '[REDACTED]';
+
+/** The URL with the values of credential-like query parameters replaced by `[REDACTED]`. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq === -1 ? pair : pair.slice(0, eq);
+      let name: string;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        name = rawName;
+      }
+      return CREDENTIAL_PARAM.test(name) && eq !== -1 ? `${rawName}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${query}`;
+}
+
+/** pino options for the app: level, format, redaction, and serializers that redact URLs. */
+export function loggerOptions(config: Config, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    level: config.logLevel,
+    ...(config.logFormat === 'pretty' && !('stream' in overrides)
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true },
+          },
+        }
+      : {}),
+    ...overrides,
+    serializers: {
+      // What Fastify logs of a request in an error line: no headers, the URL redacted.
+      req: (req: { method?: string; url?: string; id?: string }) => ({
+        method: req.method,
+        url: req.url === undefined ? undefined : redactUrl(req.url),
+      }),
+    },
+    redact: LOG_REDACT,
+  };
+}
+
+/** What the GraphQL layer learns about a request, for its log line. */
+export interface GraphQLLogInfo {
+  operationName?: string | null;
+  operationType?: string;
+  errorCodes?: string[];
+}
+
+// On the context under a symbol, because Apollo hands plugins a shallow copy of the context object.
+const LOG_INFO = Symbol('graphql log info');
+const infoByRequest = new WeakMap<FastifyRequest, GraphQLLogInfo>();
+
+/** Ties a GraphQL context to its HTTP request, so the plugin below can describe the request's line. */
+export function linkGraphQLContext<T extends object>(request: FastifyRequest, context: T): T {
+  const info: GraphQLLogInfo = {};
+  Object.defineProperty(context, LOG_INFO, { value: info, enumerable: true });
+  infoByRequest.set(request, info);
+  return context;
+}
+
+/** Records each operation's name, type and error codes for the request's log line. */
+export function requestLogPlugin(): ApolloServerPlugin<object> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const info = (contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO];
+      if (!info) return;
+      return {
+        async didResolveOperation(rc) {
+          info.operationName = rc.operationName ?? null;
+          info.operationType = rc.operation?.operation;
+        },
+        async willSendResponse(rc) {
+          const body = rc.response.body;
+          const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+          if (errors?.length) {
+            info.errorCodes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
+          }
+        },
+      };
+    },
+  };
+}
+
+/**
+ * One line per request, when its response has been sent: `POST /graphql 200 3.1 ms query PetById`
+ * as the message, and the same as fields for machines.
+ */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const url = redactUrl(request.url);
+    const status = reply.statusCode;
+    const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+    const graphql = infoByRequest.get(request);
+    const fields: Record<string, unknown> = { method: request.method, url, status, durationMs };
+    let msg = `${request.method} ${url} ${status} ${durationMs} ms`;
+    if (graphql && (graphql.operationType || graphql.errorCodes)) {
+      fields.graphql = { ...graphql };
+      if (graphql.operationType) msg += ` ${graphql.operationType} ${graphql.operationName ?? '(anonymous)'}`;
+      if (graphql.errorCodes) msg += ` errors: ${graphql.errorCodes.join(',')}`;
+    }
+    const level = status >= 500 ? 'error' : 'info';
+    request.log[level](fields, msg);
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * Start-up for people: progress lines they can read, and each failure a person can fix (a database
+ * that does not answer, a missing database, a port in use, a data directory that cannot be written)
+ * answered by one line naming the setting and the fix, instead of a stack.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { ConfigError, type Config } from './config';
+import { DatabaseInUseError } from './db/database';
+import { MigrationError } from './db/migrate';
+
+/** A failure explained for a person: main.ts prints the message alone and exits 1. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** The URL without its password, for messages. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+/** PostgreSQL errors that waiting will not fix: wrong database, user or password, or a bad URL. */
+const PERMANENT_PG_CODES = new Set(['3D000', '28P01', '28000', '42501']);
+
+const errorCode = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
+
+/**
+ * Waits until the PostgreSQL server of `url` accepts a connection: a server that starts after this
+ * process (containers started together) is retried with backoff (0.25 s doubling up to 5 s) for up
+ * to `retryMs`. Answers that waiting cannot fix (no such database, login refused) end it at once.
+ * Throws StartupError naming DATABASE_URL and what failed.
+ */
+export async function waitForPostgres(
+  url: string,
+  retryMs: number,
+  progress: (msg: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + retryMs;
+  let delay = 250;
+  let told = false;
+  for (;;) {
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: Math.min(5_000, retryMs || 5_000) });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.end();
+      if (told) progress('PostgreSQL answers now');
+      return;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      const code = errorCode(error);
+      if (code && PERMANENT_PG_CODES.has(code)) throw explainPostgresError(error, url);
+      if (Date.now() + delay > deadline) {
+        throw new StartupError(
+          `Cannot reach the PostgreSQL server of DATABASE_URL (${describeUrl(url)})` +
+            (retryMs > 0 ? ` after trying for ${Math.round(retryMs / 1000)} s` : '') +
+            `: ${(error as Error).message || code}. ` +
+            'Start the server, fix DATABASE_URL, or unset it to use the embedded database ' +
+            '(DB_STARTUP_RETRY_MS sets how long start-up waits).',
+        );
+      }
+      if (!told) {
+        progress(`waiting for PostgreSQL at ${describeUrl(url)} (${(error as Error).message || code}); retrying`);
+        told = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 5_000);
+    }
+  }
+}
+
+function explainPostgresError(error: unknown, url: string): StartupError {
+  const code = errorCode(error);
+  const where = describeUrl(url);
+  const message = (error as Error).message;
+  if (code === '3D000') {
+    const name = (() => {
+      try {
+        return decodeURIComponent(new URL(url).pathname.slice(1));
+      } catch {
+        return '';
+      }
+    })();
+    return new StartupError(
+      `The database of DATABASE_URL (${where}) does not exist: ${message}. ` +
+        `Create it (createdb ${name || '<name>'}, or CREATE DATABASE "${name || '<name>'}") or fix DATABASE_URL.`,
+    );
+  }
+  return new StartupError(
+    `PostgreSQL refused the connection of DATABASE_URL (${where}): ${message}. Fix the user, password or grants in DATABASE_URL.`,
+  );
+}
+
+/** Errors of the file system that a person fixes with permissions or another directory. */
+const FILE_ACCESS_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOSPC']);
+
+/**
+ * Checks that the embedded database's directory (and its lock file beside it) can be created and
+ * written, so that a bad PGLITE_DATA_DIR is one clear line, not PGlite's "failed to initialize".
+ */
+export function checkDataDirWritable(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+    fs.accessSync(path.dirname(dataDir), fs.constants.W_OK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code && FILE_ACCESS_CODES.has(code)) {
+      throw new StartupError(
+        `Cannot write the embedded database directory ${dataDir} (PGLITE_DATA_DIR): ${code}. ` +
+          'Make it (and its parent, which holds the lock file) writable by this user, or set PGLITE_DATA_DIR to a writable directory.',
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * PGlite failing to open an existing directory (its errors are bare: `ErrnoError { errno: 44 }`,
+ * "PGlite failed to initialize properly"): most often a first start that was interrupted.
+ */
+export function explainPgliteFailure(error: unknown, dataDir: string | null): unknown {
+  if (!dataDir || error instanceof DatabaseInUseError || error instanceof StartupError) return error;
+  const detail = error instanceof Error ? error.message : String((error as { name?: string })?.name ?? error);
+  return new StartupError(
+    `The embedded database in ${dataDir} (PGLITE_DATA_DIR) could not be opened (${detail}); ` +
+      'it may be damaged, e.g. by a first start that was interrupted. Move the directory away to start afresh, ' +
+      'or set PGLITE_DATA_DIR to another directory.',
+  );
+}
+
+/** Whether the embedded database in `dataDir` still has to be created (first start). */
+export function pgliteIsNew(dataDir: string): boolean {
+  return !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+/**
+ * The one line for an error that stopped the start, or null for an unexpected one (printed in full,
+ * with its stack, because nobody knows its fix yet).
+ */
+export function explainStartupError(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database'>): string | null {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DatabaseInUseError ||
+    error instanceof StartupError ||
+    error instanceof MigrationError
+  ) {
+    return error.message;
+  }
+  const code = errorCode(error);
+  if (code === 'EADDRINUSE' && config) {
+    return (
+      `Port ${config.port} on ${config.host} is already in use (another server still running?). ` +
+      `Stop that process, or set PORT to a free port (PORT=${config.port === 4000 ? 4001 : 4000} npm start).`
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' && config) {
+    return `HOST ${config.host} is not an address of this machine: set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses.`;
+  }
+  if (code && FILE_ACCESS_CODES.has(code) && config?.database.kind === 'pglite' && config.database.dataDir) {
+    return (
+      `Cannot write the embedded database directory ${config.database.dataDir} (PGLITE_DATA_DIR): ${(error as Error).message}. ` +
+      'Make it writable by this user, or set PGLITE_DATA_DIR to a writable directory.'
+    );
+  }
+  if (config?.database.kind === 'postgres' && code && /^[0-9A-Z]{5}$/.test(code)) {
+    return explainPostgresError(error, config.database.url).message;
+  }
+  return null;
+}

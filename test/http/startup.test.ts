@@ -1,0 +1,157 @@
+/**
+ * Start-up as a person sees it, on real processes (`node dist/src/main.js`): readable progress
+ * lines, and each failure a person can fix answered by ONE line naming the setting and the fix
+ * (no stack), exit code 1.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
+import { runScript, startServerProcess } from '../helpers/server-process';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+
+jest.setTimeout(120_000);
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-startup-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** A port nothing listens on, and the server that held it while we asked. */
+async function listeningServer(): Promise<net.Server> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+const portOf = (server: net.Server) => (server.address() as net.AddressInfo).port;
+
+/** Runs the server to its exit (it must fail); its stderr's lines. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
+  const result = await runScript('src/main.js', [], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env });
+  return { code: result.code, lines: result.stderr.split('\n').filter(Boolean) };
+}
+
+const noStack = (lines: string[]) => expect(lines.filter((l) => /^\s+at /.test(l))).toEqual([]);
+
+describe('starting the service', () => {
+  it('says what it does: creating the database, each migration, and where it is ready', async () => {
+    const dataDir = path.join(tmp, 'fresh');
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    await server.stop();
+    const messages = server.output.map((l) => JSON.parse(l) as { msg: string; graphql?: string });
+    const count = fs.readdirSync(path.resolve(__dirname, '..', '..', 'prisma', 'migrations')).filter((d) => /^\d/.test(d)).length;
+    expect(messages.map((m) => m.msg)).toEqual(
+      expect.arrayContaining([
+        `creating the embedded database in ${dataDir} (first start, a few seconds)`,
+        expect.stringMatching(new RegExp(`^applying migration 1 of ${count}: `)),
+        expect.stringMatching(new RegExp(`^applying migration ${count} of ${count}: `)),
+        'petstore gateway ready',
+      ]),
+    );
+    expect(messages.find((m) => m.msg === 'petstore gateway ready')?.graphql).toMatch(/^http:\/\/localhost:\d+\/graphql$/);
+  });
+
+  it('answers a port in use with one line naming PORT', async () => {
+    const holder = await listeningServer();
+    try {
+      const { code, lines } = await failedStart({ PORT: String(portOf(holder)), PGLITE_DATA_DIR: path.join(tmp, 'port') });
+      expect(code).toBe(1);
+      expect(lines).toEqual([expect.stringMatching(new RegExp(`^Port ${portOf(holder)} on 127\\.0\\.0\\.1 is already in use.*set PORT`))]);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('answers a data directory it cannot create with one line naming PGLITE_DATA_DIR', async () => {
+    // A directory inside a regular file: refused even to root (chmod is not, as CI runs as root).
+    const file = path.join(tmp, 'not-a-directory');
+    fs.writeFileSync(file, '');
+    const { code, lines } = await failedStart({ PGLITE_DATA_DIR: path.join(file, 'data') });
+    expect(code).toBe(1);
+    expect(lines).toEqual([expect.stringMatching(/^Cannot write the embedded database directory .*\(PGLITE_DATA_DIR\): ENOTDIR\..*writable/)]);
+  });
+
+  it('answers a damaged data directory with one line naming PGLITE_DATA_DIR', async () => {
+    const dataDir = path.join(tmp, 'damaged');
+    fs.mkdirSync(dataDir);
+    fs.writeFileSync(path.join(dataDir, 'PG_VERSION'), '17\n');
+    const { code, lines } = await failedStart({ PGLITE_DATA_DIR: dataDir });
+    expect(code).toBe(1);
+    expect(lines).toEqual([expect.stringMatching(/^The embedded database in .* \(PGLITE_DATA_DIR\) could not be opened.*Move the directory away/)]);
+  });
+
+  it('retries a PostgreSQL server that does not answer for DB_STARTUP_RETRY_MS, then says so in one line naming DATABASE_URL', async () => {
+    const closed = await listeningServer();
+    const port = portOf(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const { code, lines } = await failedStart({
+      DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${port}/petstore`,
+      DB_STARTUP_RETRY_MS: '1500',
+    });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^Cannot reach the PostgreSQL server of DATABASE_URL \\(postgresql://petstore:\\*\\*\\*@127\\.0\\.0\\.1:${port}/petstore\\) after trying for 2 s: .*ECONNREFUSED`),
+      ),
+    ]);
+    expect(lines.join('\n')).not.toContain('secret');
+    noStack(lines);
+  });
+});
+
+describeIf(usingPostgres(), NEEDS_POSTGRES)('starting on PostgreSQL', () => {
+  it('answers a database that does not exist with one line naming DATABASE_URL and how to create it', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = '/petstore_does_not_exist';
+    const { code, lines } = await failedStart({ DATABASE_URL: url.toString(), DB_STARTUP_RETRY_MS: '30000' });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      expect.stringMatching(/^The database of DATABASE_URL \(.*\/petstore_does_not_exist\) does not exist: .*createdb petstore_does_not_exist/),
+    ]);
+  });
+
+  it('waits for a PostgreSQL server that starts after it, then serves', async () => {
+    const database = await createPostgresDatabase();
+    // A server that is not up yet: the first connections are cut; a second after the first one it
+    // starts forwarding to the real server.
+    const real = new URL(database.url);
+    let up = false;
+    let cut = 0;
+    const proxy = net.createServer((socket) => {
+      if (!up) {
+        if (cut++ === 0) setTimeout(() => (up = true), 1000);
+        socket.destroy();
+        return;
+      }
+      const upstream = net.connect(Number(real.port || 5432), real.hostname);
+      socket.pipe(upstream).pipe(socket);
+      const end = () => {
+        socket.destroy();
+        upstream.destroy();
+      };
+      socket.on('error', end);
+      upstream.on('error', end);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const viaProxy = new URL(database.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(portOf(proxy));
+    try {
+      const server = await startServerProcess({ DATABASE_URL: viaProxy.toString(), DB_STARTUP_RETRY_MS: '30000' });
+      const answer = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ categories { totalCount } }' }),
+      });
+      expect(await answer.json()).toEqual({ data: { categories: { totalCount: 0 } } });
+      expect(await server.stop()).toBe(0);
+      const messages = server.output.map((l) => (JSON.parse(l) as { msg: string }).msg);
+      expect(cut).toBeGreaterThan(0);
+      expect(messages).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^waiting for PostgreSQL at .*; retrying$/), 'PostgreSQL answers now']),
+      );
+    } finally {
+      proxy.close();
+      await database.drop();
+    }
+  });
+});
