@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'coverage/', 'data/', 'src/generated/', 'test/gql/', 'bench/results/', '**/node_modules/'],
+    ignores: ['dist/', 'coverage/', 'data/', 'src/generated/', 'test/gql/', 'bench/results/', 'bench/peer/.node22/', '**/node_modules/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -14,7 +14,7 @@ export default tseslint.config(
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: 'module',
-      globals: { console: 'readonly', process: 'readonly' },
+      globals: { console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
     },
     rules: {
       // `_` marks a parameter kept for its position (TypeGraphQL's `_returns => Type`, Fastify hooks).

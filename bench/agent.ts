@@ -28,8 +28,9 @@ if (process.env.BENCH_DB_KIND === 'pglite') {
   countCalls(PGlite.prototype, 'query');
   countCalls(PGlite.prototype, 'exec');
 } else {
+  // The peer (T2) brings its own pg (bench/peer.ts names it); everyone else uses the project's.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pg = require('pg') as { Client: { prototype: Record<string, unknown> } };
+  const pg = require(process.env.BENCH_PG_MODULE ?? 'pg') as { Client: { prototype: Record<string, unknown> } };
   countCalls(pg.Client.prototype, 'query');
 }
 

@@ -6,7 +6,7 @@
  * non-2xx answers), never as throughput.
  */
 import autocannon from 'autocannon';
-import { requestFor, type WorkloadId } from './workloads';
+import { requestFor, type RequestSpec, type WorkloadId } from './workloads';
 
 export interface LoadOptions {
   url: string;
@@ -17,6 +17,8 @@ export interface LoadOptions {
   headers: Record<string, string>;
   /** Requests per second over all connections; unset means as fast as the target answers. */
   overallRate?: number;
+  /** The target's i-th request of the workload, when it is not `requestFor`'s (the peer, T2). */
+  request?: (i: number) => RequestSpec;
 }
 
 export interface LoadResult {
@@ -54,7 +56,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     requests: [
       {
         setupRequest: (req) => {
-          const spec = requestFor(o.workload, i++, o.data);
+          const spec = o.request ? o.request(i++) : requestFor(o.workload, i++, o.data);
           return {
             ...req,
             method: spec.method,
@@ -64,7 +66,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
           };
         },
         onResponse: (status: number, body: string) => {
-          if (status >= 200 && status < 300 && o.workload !== 'W5' && body.includes('"errors"')) graphqlErrors++;
+          if (status >= 200 && status < 300 && o.workload !== 'W5' && body.includes('"errors":')) graphqlErrors++;
         },
       },
     ],

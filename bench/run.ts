@@ -2,10 +2,12 @@
  * `npm run bench [-- --quick] [options]`: the benchmark of issue 6 (README, "Benchmarks").
  *
  * Seeds one data set (seed.ts) into a fresh PostgreSQL database and a fresh PGlite data directory,
- * starts T0, T1 and T3 on each (targets.ts), checks that every target answers every workload with the
- * reference bytes (T3's answer, which must hold no error), counts SQL statements per request in a
- * separate untimed pass, then drives the targets with autocannon in interleaved rounds and reports
- * medians. Writes bench/results/latest.json and prints a markdown table. Not a test: nothing here
+ * starts T0, T1 and T3 on each and T2 (PostGraphile, peer.ts) on PostgreSQL (targets.ts), checks that
+ * every target answers every workload with the reference bytes (T3's answer, which must hold no
+ * error; T2 row for row, its schema being its own), counts SQL statements per request in a separate
+ * untimed pass, then drives the targets with autocannon in interleaved rounds and reports medians.
+ * A timed run with any non-2xx, GraphQL-error or socket-error answer is refused: it is listed, never
+ * reported as throughput. Writes bench/results/latest.json and prints a markdown table. Not a test: nothing here
  * runs in `npm test` or CI.
  *
  * Options:
@@ -13,7 +15,7 @@
  *   --rounds N         rounds (default 3)        --duration S   seconds per timed run (default 10)
  *   --warmup S         warm-up before each run   --connections N  (default 32)
  *   --db LIST          postgres,pglite (default both)
- *   --targets LIST     e.g. T3 (default T0,T1,T3; goals need all three)
+ *   --targets LIST     e.g. T3 (default T0,T1,T2,T3; goals need all; T2 runs on PostgreSQL only)
  *   --workloads LIST   e.g. W1,W2 (default all)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
  *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
@@ -29,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/config';
 import { percentile, runLoad, type LoadResult } from './load';
 import { checkOversell, snapshotW4 } from './oversell';
+import { asGatewayAnswer, ensurePeer, PEER_PG_MODULE, peerRequestFor } from './peer';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { subscriptionsMain } from './subscriptions';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
@@ -158,6 +161,8 @@ interface Summary {
   peakRssMb: number;
   non2xx: number;
   errors: number;
+  /** Timed runs refused because some answers failed (not in the medians). */
+  refusedRuns: number;
 }
 
 interface Goal {
@@ -180,6 +185,13 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 // ---------------------------------------------------------------------------------------------
 // Verification and counting
 
+const isPeer = (target: Pick<Target, 'id'>) => TARGETS.find((t) => t.id === target.id)?.peer === true;
+
+/** The i-th request of a workload as this target is asked it, or null when the target does not offer it. */
+function requestOf(target: Pick<Target, 'id'>, workload: WorkloadId, i: number): RequestSpec | null {
+  return isPeer(target) ? peerRequestFor(workload, i, DATA) : requestFor(workload, i, DATA);
+}
+
 async function send(target: Target, spec: RequestSpec, headers: Record<string, string>) {
   const res = await fetch(target.url + spec.path, {
     method: spec.method,
@@ -191,9 +203,10 @@ async function send(target: Target, spec: RequestSpec, headers: Record<string, s
 
 const SAMPLE_PETS = [1, 2, 3, 4, 10, 110, 500, 999, 1000];
 
-function samplesFor(workload: WorkloadId): RequestSpec[] {
-  if (workload === 'W1' || workload === 'W5') return SAMPLE_PETS.map((id) => requestFor(workload, id - 1, DATA));
-  return [requestFor(workload, 0, DATA)];
+/** Indexes of the requests compared before timing. */
+function samplesFor(workload: WorkloadId): number[] {
+  if (workload === 'W1' || workload === 'W5') return SAMPLE_PETS.map((id) => id - 1);
+  return [0];
 }
 
 /**
@@ -236,21 +249,25 @@ async function verify(
   const samples = samplesFor(workload);
   const t3 = targets.find((t) => t.id === 'T3')!;
   const reference: string[] = [];
-  for (const spec of samples) {
-    const answer = await send(t3, spec, headers);
+  for (const i of samples) {
+    const answer = await send(t3, requestFor(workload, i, DATA), headers);
     const reason = unavailableReason(workload, answer);
     if (reason) return { db, workload, available: false, reason, matched: [], mismatches: [], samples: samples.length };
     reference.push(normalise(workload, answer.body));
   }
   const matched: TargetId[] = ['T3'];
   const mismatches: Verification['mismatches'] = [];
-  for (const target of targets.filter((t) => t.id !== 'T3')) {
+  for (const target of targets.filter((t) => t.id !== 'T3' && requestOf(t, workload, 0))) {
     let detail: string | null = null;
-    for (const [i, spec] of samples.entries()) {
-      const answer = await send(target, spec, headers);
-      const body = normalise(workload, answer.body);
+    for (const [n, i] of samples.entries()) {
+      const answer = await send(target, requestOf(target, workload, i)!, headers);
+      let body = normalise(workload, answer.body);
+      let expected = reference[n]!;
+      // The peer's schema is its own: the same rows in the same order, under its field names.
+      if (isPeer(target) && answer.status === 200) [body, expected] = [asGatewayAnswer(body), asGatewayAnswer(expected)];
       if (answer.status !== 200) detail = `HTTP ${answer.status}: ${answer.body.slice(0, 200)}`;
-      else if (body !== reference[i]) detail = firstDifference(reference[i]!, body);
+      else if (body.includes('"errors":')) detail = `answered an error: ${body.slice(0, 300)}`;
+      else if (body !== expected) detail = firstDifference(expected, body);
       if (detail) break;
     }
     if (detail) mismatches.push({ target: target.id, detail });
@@ -273,9 +290,9 @@ async function countPass(
   n: number,
   headers: Record<string, string>,
 ): Promise<SqlCount> {
-  const specs = Array.from({ length: n }, (_, i) => requestFor(workload, i, DATA));
+  const specs = Array.from({ length: n }, (_, i) => requestOf(target, workload, i)!);
   const record: SqlCount = { db, workload, target: target.id, perRequest: await countStatements(target, specs, headers) };
-  const query = workload === 'W2' ? W2_QUERY : workload === 'W3' ? W3_QUERY : null;
+  const query = isPeer(target) ? null : workload === 'W2' ? W2_QUERY : workload === 'W3' ? W3_QUERY : null;
   if (query) {
     record.byPageSize = {};
     for (const first of [5, 10, 50, 100]) {
@@ -300,7 +317,7 @@ async function measure(
 ): Promise<RunRecord> {
   // The issue fixes W4 at 32 connections; the read workloads follow --connections.
   const connections = workload === 'W4' ? 32 : o.connections;
-  const base = { url: target.url, workload, data: DATA, connections, headers, overallRate };
+  const base = { url: target.url, workload, data: DATA, connections, headers, overallRate, request: (i: number) => requestOf(target, workload, i)! };
   const warmup = o.warmupSec > 0 ? await runLoad({ ...base, durationSec: o.warmupSec }) : null;
   target.resetPeak();
   const before = await target.stats();
@@ -328,7 +345,7 @@ async function measure(
     `${db} ${workload} ${target.id}${overallRate ? ` @${Math.round(overallRate)}/s` : ''} round ${round}: ` +
       `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
       `${record.cpuMsPerReq.toFixed(3)} CPU-ms/req, ${record.peakRssMb.toFixed(0)} MiB` +
-      (r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''),
+      (r.non2xx || r.errors ? `, REFUSED: ${r.non2xx} non-2xx or GraphQL-error answers, ${r.errors} socket errors` : ''),
   );
   return record;
 }
@@ -356,8 +373,17 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
   const targets: Target[] = [];
   try {
     const started = Date.now();
-    const chosen = TARGETS.filter((t) => o.targets.includes(t.id));
-    const results = await Promise.allSettled(chosen.map((t) => startTarget(t.id, db, dbEnvFor(t.id), t.id === 'T3' ? extraEnv : {})));
+    // The peer reads PostgreSQL only (PostGraphile has no PGlite mode in this setup).
+    const chosen = TARGETS.filter((t) => o.targets.includes(t.id) && (db === 'postgres' || !t.peer));
+    const peerNode = chosen.some((t) => t.peer) ? ensurePeer(log) : process.execPath;
+    const peerEnv = { BENCH_PG_MODULE: PEER_PG_MODULE, GRAPHILE_ENV: 'production' };
+    const results = await Promise.allSettled(
+      chosen.map((t) =>
+        t.peer
+          ? startTarget(t.id, db, dbEnvFor(t.id), peerEnv, peerNode)
+          : startTarget(t.id, db, dbEnvFor(t.id), t.id === 'T3' ? extraEnv : {}),
+      ),
+    );
     for (const r of results) if (r.status === 'fulfilled') targets.push(r.value);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -453,27 +479,32 @@ function summarise(runs: RunRecord[], sql: SqlCount[]): Summary[] {
     const k = `${r.db}|${r.workload}|${r.target}`;
     keys.set(k, [...(keys.get(k) ?? []), r]);
   }
-  return [...keys.values()].map((rs) => {
-    const { db, workload, target } = rs[0]!;
+  return [...keys.values()].map((all) => {
+    const { db, workload, target } = all[0]!;
+    // A run with failed answers measured something else than the workload: refused, not averaged.
+    const rs = all.filter((r) => !failed(r));
     return {
       db,
       workload,
       target,
       rounds: rs.length,
+      refusedRuns: all.length - rs.length,
       rps: median(rs.map((r) => r.rps)),
       p50: median(rs.map((r) => r.p50)),
       p99: median(rs.map((r) => r.p99)),
       sqlPerReq: sql.find((s) => s.db === db && s.workload === workload && s.target === target)?.perRequest ?? null,
       cpuMsPerReq: median(rs.map((r) => r.cpuMsPerReq)),
       peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
-      non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
-      errors: rs.reduce((n, r) => n + r.errors, 0),
+      non2xx: all.reduce((n, r) => n + r.non2xx, 0),
+      errors: all.reduce((n, r) => n + r.errors, 0),
     };
   });
 }
 
+const failed = (r: RunRecord) => r.non2xx > 0 || r.errors > 0;
+
 function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Record<string, unknown> | undefined, halfRate: boolean): Goal[] {
-  const pg = (w: WorkloadId, t: TargetId) => summary.find((s) => s.db === 'postgres' && s.workload === w && s.target === t);
+  const pg = (w: WorkloadId, t: TargetId) => summary.find((s) => s.db === 'postgres' && s.workload === w && s.target === t && s.rounds > 0);
   const out: Goal[] = [];
   const ratio = (w: WorkloadId, vs: TargetId, min: number) => {
     const a = pg(w, 'T3');
@@ -481,12 +512,24 @@ function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Rec
     const value = a && b ? a.rps / b.rps : null;
     out.push({ goal: `${w} T3/${vs} req/s`, value, threshold: `>= ${min}`, met: value === null ? null : value >= min });
   };
-  ratio('W1', 'T0', 0.5);
-  ratio('W2', 'T0', 0.4);
-  ratio('W3', 'T0', 0.35);
-  ratio('W5', 'T0', 0.6);
+  // Issue 15's goals.
+  for (const w of ['W1', 'W2', 'W3', 'W6'] as WorkloadId[]) ratio(w, 'T2', 1.0);
   ratio('W2', 'T1', 1.0);
   ratio('W3', 'T1', 1.0);
+  ratio('W1', 'T0', 0.5);
+  ratio('W2', 'T0', 0.4);
+  ratio('W3', 'T0', 0.4);
+  ratio('W4', 'T0', 0.5);
+  ratio('W5', 'T0', 0.7);
+  for (const [w, most] of [['W1', 1], ['W2', 1], ['W3', 1], ['W6', 1], ['W4', 1]] as [WorkloadId, number][]) {
+    const c = sql.find((s) => s.db === 'postgres' && s.workload === w && s.target === 'T3');
+    out.push({
+      goal: `${w} T3 SQL statements per request`,
+      value: c?.perRequest ?? null,
+      threshold: `<= ${most}${w === 'W4' ? ' (round trips; BEGIN/COMMIT count)' : ''}`,
+      met: c ? c.perRequest <= most : null,
+    });
+  }
   for (const w of ['W2', 'W3'] as WorkloadId[]) {
     const c = sql.find((s) => s.db === 'postgres' && s.workload === w && s.target === 'T3');
     const values = c?.byPageSize ? Object.values(c.byPageSize) : [];
@@ -536,15 +579,15 @@ function markdown(results: Record<string, unknown>, summary: Summary[], goalRows
   lines.push(`${m.cpus} CPUs, load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, Node ${m.node}; ` +
     `${results.rounds} round(s) of ${results.durationSec} s, ${results.connections} connections, medians.`);
   lines.push('');
-  lines.push('| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | peak RSS MiB | non-2xx |');
+  lines.push('| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | peak RSS MiB | failed answers (runs refused) |');
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
-  const order = ['W1', 'W2', 'W3', 'W5', 'W4'];
+  const order = ['W1', 'W2', 'W3', 'W6', 'W5', 'W4'];
   const sorted = [...summary].sort((a, b) =>
     a.db === b.db ? (a.workload === b.workload ? a.target.localeCompare(b.target) : order.indexOf(a.workload) - order.indexOf(b.workload)) : a.db === 'postgres' ? -1 : 1,
   );
   for (const s of sorted) {
     lines.push(
-      `| ${s.db} | ${s.workload} | ${s.target} | ${f(s.rps, 0)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${f(s.sqlPerReq, 1)} | ${f(s.cpuMsPerReq, 3)} | ${f(s.peakRssMb, 0)} | ${s.non2xx + s.errors} |`,
+      `| ${s.db} | ${s.workload} | ${s.target} | ${f(s.rps, 0)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${f(s.sqlPerReq, 1)} | ${f(s.cpuMsPerReq, 3)} | ${f(s.peakRssMb, 0)} | ${s.non2xx + s.errors}${s.refusedRuns ? ` (**${s.refusedRuns} refused**)` : ''} |`,
     );
   }
   lines.push('');
@@ -639,10 +682,17 @@ async function main(): Promise<void> {
     if (!v.available) notes.push(`${v.db} ${v.workload}: ${v.reason}`);
     else {
       notes.push(
-        `${v.db} ${v.workload}: answers of ${v.matched.filter((t) => t !== 'T3').join(', ') || 'no other target'} identical to T3's, no errors (${v.samples} request(s) each)` +
+        `${v.db} ${v.workload}: answers of ${v.matched.filter((t) => t !== 'T3').join(', ') || 'no other target'} identical to T3's ` +
+          `(T2: the same rows in its own schema), no errors (${v.samples} request(s) each)` +
           v.mismatches.map((m) => `; ${m.target} differs ${m.detail} (not timed)`).join(''),
       );
     }
+  }
+  for (const s of summary.filter((x) => x.refusedRuns > 0)) {
+    notes.push(
+      `**${s.db} ${s.workload} ${s.target}: ${s.refusedRuns} timed run(s) refused** (${s.non2xx} non-2xx or GraphQL-error answers, ` +
+        `${s.errors} socket errors): not in the figures${s.rounds === 0 ? '; no valid run left' : ''}`,
+    );
   }
   const oversell = outcomes.find((x) => x.oversell)?.oversell;
   if (oversell) {

@@ -9,7 +9,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
-import { W1_QUERY, W2_QUERY, W3_QUERY, W4_MUTATION } from './workloads';
+import { W1_QUERY, W2_QUERY, W3_QUERY, W4_MUTATION, W6_QUERY } from './workloads';
 
 type Row = Record<string, unknown>;
 type Query = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
@@ -56,6 +56,11 @@ const SQL = {
                   p.id::text AS pid, p.name AS pname, c.id::text AS cid, c.name AS cname
            FROM orders o LEFT JOIN pets p ON p.id = o.pet_id LEFT JOIN categories c ON c.id = p.category_id
            ORDER BY o.id DESC LIMIT $1`,
+  categoryPets: `SELECT c.id::text AS cid, c.name AS cname, p.id::text AS id, p.name, p.status::text AS status, i.quantity
+                 FROM (SELECT id, name FROM categories ORDER BY id LIMIT $1) c
+                 LEFT JOIN LATERAL (SELECT id, name, status FROM pets WHERE category_id = c.id ORDER BY id LIMIT $2) p ON true
+                 LEFT JOIN inventory_items i ON i.pet_id = p.id
+                 ORDER BY c.id, p.id`,
   // The store rules in one statement: take stock only from an available pet that has enough, open the
   // order, and make the pet pending when the last unit went (the UPDATE's row lock serialises buyers).
   place: `WITH taken AS (
@@ -121,6 +126,25 @@ async function main(): Promise<void> {
         const last = page.at(-1);
         const end = last ? `"${cursor('id-desc', last.id as string)}"` : 'null';
         return `{"data":{"orders":{"nodes":[${nodes}],"pageInfo":{"hasNextPage":${more},"endCursor":${end}}}}}`;
+      },
+    ],
+    [
+      W6_QUERY,
+      async (vars) => {
+        const rows = await db.query('t0_category_pets', SQL.categoryPets, [pageSize(vars.first), pageSize(vars.pets)]);
+        let nodes = '';
+        let pets = '';
+        for (const [i, r] of rows.entries()) {
+          if (r.id != null) {
+            const inventory = r.quantity == null ? 'null' : `{"quantity":${r.quantity}}`;
+            pets += `${pets ? ',' : ''}{"id":"${r.id}","name":${str(r.name)},"status":"${STATUS[r.status as string]}","inventory":${inventory}}`;
+          }
+          if (rows[i + 1]?.cid !== r.cid) {
+            nodes += `${nodes ? ',' : ''}{"id":"${r.cid}","name":${str(r.cname)},"pets":{"nodes":[${pets}]}}`;
+            pets = '';
+          }
+        }
+        return `{"data":{"categories":{"nodes":[${nodes}]}}}`;
       },
     ],
     [

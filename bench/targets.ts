@@ -1,7 +1,7 @@
 /**
  * The targets, each a child process of its own so that CPU time and peak memory are per server:
- * T0 (bench/t0-server.ts), T1 (bench/t1-server.ts) and T3, the gateway as shipped (`node
- * dist/src/main.js`, configured only through its environment). Every target has the agent preloaded
+ * T0 (bench/t0-server.ts), T1 (bench/t1-server.ts), T2 the peer (PostGraphile, peer.ts) and T3, the
+ * gateway as shipped (`node dist/src/main.js`, configured only through its environment). Every target has the agent preloaded
  * (agent.ts: statement counter, CPU time, exit with the runner).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,12 +11,21 @@ import path from 'node:path';
 import { projectRoot } from '../src/config';
 import type { AgentReply } from './protocol';
 
-export type TargetId = 'T0' | 'T1' | 'T3';
+export type TargetId = 'T0' | 'T1' | 'T2' | 'T3';
 export type DbKind = 'postgres' | 'pglite';
 
-export const TARGETS: { id: TargetId; title: string; script: string }[] = [
+export interface TargetSpec {
+  id: TargetId;
+  title: string;
+  script: string;
+  /** The peer (T2): its own schema and documents (peer.ts), its own Node, PostgreSQL only. */
+  peer?: boolean;
+}
+
+export const TARGETS: TargetSpec[] = [
   { id: 'T0', title: 'limit: Fastify + pg, hand-written SQL', script: 'dist/bench/t0-server.js' },
   { id: 'T1', title: 'mercurius + graphql-jit, same schema/Prisma/DataLoaders', script: 'dist/bench/t1-server.js' },
+  { id: 'T2', title: 'PostGraphile v5 (amber preset), Node 22+', script: 'bench/peer/server.mjs', peer: true },
   { id: 'T3', title: 'this gateway as shipped', script: 'dist/src/main.js' },
 ];
 
@@ -66,11 +75,12 @@ export async function startTarget(
   db: DbKind,
   dbEnv: Record<string, string>,
   extraEnv: Record<string, string> = {},
+  execPath: string = process.execPath,
 ): Promise<Target> {
   const spec = TARGETS.find((t) => t.id === id)!;
   const port = await freePort();
   const child: ChildProcess = spawn(
-    process.execPath,
+    execPath,
     ['-r', path.join(projectRoot, 'dist', 'bench', 'agent.js'), path.join(projectRoot, spec.script)],
     {
       cwd: projectRoot,

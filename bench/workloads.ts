@@ -3,7 +3,7 @@
  * recognises them by their text (it parses no GraphQL), so a change here is a change to T0 too.
  */
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6';
 
 export const W1_QUERY = 'query W1($id: ID!) { pet(id: $id) { id name categoryId status } }';
 
@@ -16,7 +16,12 @@ export const W3_QUERY =
 export const W4_MUTATION =
   'mutation W4($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId quantity complete } }';
 
+export const W6_QUERY =
+  'query W6($first: Int!, $pets: Int!) { categories(first: $first) { nodes { id name pets(first: $pets) { nodes { id name status inventory { quantity } } } } } }';
+
 export const W2_PAGE = 50;
+/** W6: this many categories, each with this many of its first pets. */
+export const W6_PAGE = 10;
 export const W3_PAGE = 20;
 
 export interface Workload {
@@ -33,6 +38,7 @@ export const WORKLOADS: Workload[] = [
   { id: 'W2', title: `pets(first: ${W2_PAGE}) with category and inventory`, writes: false, onPglite: true },
   { id: 'W3', title: `orders(first: ${W3_PAGE}) with pet and its category`, writes: false, onPglite: false },
   { id: 'W5', title: 'REST GET /pets/{id}', writes: false, onPglite: false },
+  { id: 'W6', title: `${W6_PAGE} categories with their first ${W6_PAGE} pets and inventory`, writes: false, onPglite: false },
   { id: 'W4', title: 'placeOrder at 32 connections over 100 pets', writes: true, onPglite: false },
 ];
 
@@ -61,5 +67,7 @@ export function requestFor(workload: WorkloadId, i: number, data: { pets: number
       return { method: 'POST', path: '/graphql', body: graphqlBody(W4_MUTATION, { petId: String(1 + (i % data.w4Pets)) }) };
     case 'W5':
       return { method: 'GET', path: `/pets/${1 + (i % data.pets)}` };
+    case 'W6':
+      return { method: 'POST', path: '/graphql', body: graphqlBody(W6_QUERY, { first: W6_PAGE, pets: W6_PAGE }) };
   }
 }

@@ -167,7 +167,8 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
-    context: async (request) => linkGraphQLContext(request, createContext(services, request)),
+    context: async (request) =>
+      linkGraphQLContext(request, createContext(services, request, { planReads: config.readPlanner })),
   });
   app.addHook('onClose', async () => apollo.stop());
   // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),

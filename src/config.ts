@@ -70,6 +70,7 @@ const envSchema = z.object({
   GRAPHQL_LANDING_PAGE: bool.optional(),
   GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_JIT: bool.default(true),
+  GRAPHQL_READ_PLANNER: bool.default(true),
   // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
   GRAPHQL_BATCH_MAX: int(1, 100).default(10),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
@@ -154,6 +155,8 @@ export interface Config {
     /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
     batchMax: number;
   };
+  /** GraphQL root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
+  readPlanner: boolean;
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */
   readinessTimeoutMs: number;
@@ -264,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
         }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
+    readPlanner: e.GRAPHQL_READ_PLANNER,
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
       explorer,

@@ -206,12 +206,38 @@ export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'con
   return row!.n;
 }
 
-/** Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. */
-export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs): Promise<Page<T>> {
+/**
+ * Related rows read in the same statement as a page (src/graphql/planner): the page's rows are `t`,
+ * `joins` may join to them (`LEFT JOIN categories c ON c.id = t."categoryId"`, or a LATERAL
+ * subquery), and `columns` adds what they read to each row. The page itself, its filter, order and
+ * cursors stay the list's own.
+ */
+export interface PageExtension {
+  columns: Prisma.Sql;
+  joins: Prisma.Sql;
+}
+
+/**
+ * Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. With an
+ * extension, the page is a subquery that the extension's joins read from, in the same statement.
+ */
+export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs, extension?: PageExtension): Promise<Page<T>> {
   const window = pageWindow(args, sort);
   const seek = keysetCondition(sort, window);
-  const rows = await sql.query<T>(Prisma.sql`
+  const page = Prisma.sql`
     SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)}
-    ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`);
+    ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`;
+  const rows = await sql.query<T>(
+    extension
+      ? Prisma.sql`SELECT t.*, ${extension.columns} FROM (${page}) t ${extension.joins} ORDER BY ${outerOrderBy(sort, window)}`
+      : page,
+  );
   return buildPage(rows, window, sort, () => countRows(sql, q));
+}
+
+/** The window's order over the page's output columns (named like the sort's fields) as `t`. */
+function outerOrderBy<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql {
+  return Prisma.raw(
+    sort.keys.map((k) => `t."${k.field}" ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`).join(', '),
+  );
 }

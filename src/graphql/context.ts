@@ -7,17 +7,50 @@ import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
 import { createOrderLoaders } from '../modules/orders/order.loaders';
 import { createPetLoaders } from '../modules/pets/pet.loaders';
 
-/** Per-request DataLoaders: every relation a field resolver follows goes through one of these. */
-export function createLoaders(services: Services) {
-  return {
-    ...createCategoryLoaders(services),
-    ...createPetLoaders(services),
-    ...createInventoryLoaders(services),
-    ...createOrderLoaders(services),
-  };
+type CategoryLoaders = ReturnType<typeof createCategoryLoaders>;
+type PetLoaders = ReturnType<typeof createPetLoaders>;
+type InventoryLoaders = ReturnType<typeof createInventoryLoaders>;
+type OrderLoaders = ReturnType<typeof createOrderLoaders>;
+
+/**
+ * Per-request DataLoaders: every relation a field resolver follows goes through one of these. Each
+ * module's loaders are built on first use, so a request that follows no relation (`pet(id)`, a
+ * mutation, REST) builds none of them.
+ */
+export class Loaders {
+  private category?: CategoryLoaders;
+  private pet?: PetLoaders;
+  private inventory?: InventoryLoaders;
+  private order?: OrderLoaders;
+
+  constructor(private readonly services: Services) {}
+
+  get categoryById(): CategoryLoaders['categoryById'] {
+    return (this.category ??= createCategoryLoaders(this.services)).categoryById;
+  }
+  get petById(): PetLoaders['petById'] {
+    return (this.pet ??= createPetLoaders(this.services)).petById;
+  }
+  get petsByCategory(): PetLoaders['petsByCategory'] {
+    return (this.pet ??= createPetLoaders(this.services)).petsByCategory;
+  }
+  get petCountByCategory(): PetLoaders['petCountByCategory'] {
+    return (this.pet ??= createPetLoaders(this.services)).petCountByCategory;
+  }
+  get inventoryByPetId(): InventoryLoaders['inventoryByPetId'] {
+    return (this.inventory ??= createInventoryLoaders(this.services)).inventoryByPetId;
+  }
+  get ordersByPet(): OrderLoaders['ordersByPet'] {
+    return (this.order ??= createOrderLoaders(this.services)).ordersByPet;
+  }
+  get orderCountByPet(): OrderLoaders['orderCountByPet'] {
+    return (this.order ??= createOrderLoaders(this.services)).orderCountByPet;
+  }
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+export function createLoaders(services: Services): Loaders {
+  return new Loaders(services);
+}
 
 /** What every resolver gets: built fresh for each request. */
 export interface GraphQLContext {
@@ -32,6 +65,8 @@ export interface GraphQLContext {
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
    */
   idempotencyKey: string | undefined;
+  /** Root lists read their relations in their own statement (src/graphql/planner); off: loaders only. */
+  planReads: boolean;
   /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
   batched: boolean;
   /**
@@ -50,6 +85,7 @@ export function createContext(
     headers: Record<string, string | string[] | undefined>;
     body?: unknown;
   },
+  options: { planReads?: boolean } = {},
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
   return {
@@ -59,6 +95,7 @@ export function createContext(
     services,
     loaders: createLoaders(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
+    planReads: options.planReads ?? true,
     batched: Array.isArray(request.body),
   };
 }

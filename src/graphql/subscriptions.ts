@@ -252,6 +252,8 @@ export async function registerSubscriptions(
           loaders: createLoaders(services),
           idempotencyKey: undefined,
           batched: false,
+          // Events are delivered one at a time: the DataLoaders batch what a payload selects.
+          planReads: false,
           openEventStream: (select) =>
             events.hub.subscribe(select, {
               maxBuffered: settings.bufferedEvents,

@@ -39,9 +39,20 @@ type Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": typeof types.DeletePetDocument,
+    "\n  query PlannedPets($first: Int, $after: String, $last: Int, $before: String, $orderBy: PetOrder, $filter: PetFilter) {\n    pets(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          name\n          status\n          category {\n            id\n            name\n            description\n          }\n          inventory {\n            petId\n            quantity\n            status\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.PlannedPetsDocument,
+    "\n  query PlannedOrders($first: Int, $after: String, $filter: OrderFilter) {\n    orders(first: $first, after: $after, filter: $filter) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        pet {\n          id\n          name\n          categoryId\n          status\n          category {\n            name\n          }\n          inventory {\n            quantity\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.PlannedOrdersDocument,
+    "\n  query PlannedCategories($first: Int, $pets: Int, $after: String, $filter: PetFilter) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets, after: $after, filter: $filter) {\n          totalCount\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": typeof types.PlannedCategoriesDocument,
+    "\n  query PlannedMixed($skip: Boolean!) {\n    categories(first: 3) {\n      edges {\n        node {\n          ...CategoryFields\n          few: pets(first: 1) {\n            nodes {\n              name\n            }\n          }\n        }\n      }\n    }\n    pets(first: 4) {\n      nodes {\n        ... on Pet {\n          name\n          category @skip(if: $skip) {\n            name\n          }\n        }\n      }\n    }\n  }\n  fragment CategoryFields on Category {\n    name\n    pets(first: 2) {\n      nodes {\n        name\n        inventory {\n          quantity\n        }\n        orders(first: 1) {\n          nodes {\n            id\n          }\n        }\n      }\n    }\n  }\n": typeof types.PlannedMixedDocument,
+    "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.PlannedPetDocument,
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesWithPetsDocument,
+    "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesPetsInventoryDocument,
+    "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.PlannedPetByIdDocument,
+    "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": typeof types.PlaceOrderCountedDocument,
+    "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n": typeof types.CompleteOrderCountedDocument,
+    "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": typeof types.CancelOrderCountedDocument,
+    "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": typeof types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
@@ -75,9 +86,20 @@ const documents: Documents = {
     "\n  mutation UpdatePet($id: ID!, $input: PetUpdate!) {\n    updatePet(id: $id, input: $input) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.UpdatePetDocument,
     "\n  mutation SetPetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetPetStatusDocument,
     "\n  mutation DeletePet($id: ID!) {\n    deletePet(id: $id) {\n      id\n      name\n    }\n  }\n": types.DeletePetDocument,
+    "\n  query PlannedPets($first: Int, $after: String, $last: Int, $before: String, $orderBy: PetOrder, $filter: PetFilter) {\n    pets(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          name\n          status\n          category {\n            id\n            name\n            description\n          }\n          inventory {\n            petId\n            quantity\n            status\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.PlannedPetsDocument,
+    "\n  query PlannedOrders($first: Int, $after: String, $filter: OrderFilter) {\n    orders(first: $first, after: $after, filter: $filter) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        pet {\n          id\n          name\n          categoryId\n          status\n          category {\n            name\n          }\n          inventory {\n            quantity\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.PlannedOrdersDocument,
+    "\n  query PlannedCategories($first: Int, $pets: Int, $after: String, $filter: PetFilter) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets, after: $after, filter: $filter) {\n          totalCount\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": types.PlannedCategoriesDocument,
+    "\n  query PlannedMixed($skip: Boolean!) {\n    categories(first: 3) {\n      edges {\n        node {\n          ...CategoryFields\n          few: pets(first: 1) {\n            nodes {\n              name\n            }\n          }\n        }\n      }\n    }\n    pets(first: 4) {\n      nodes {\n        ... on Pet {\n          name\n          category @skip(if: $skip) {\n            name\n          }\n        }\n      }\n    }\n  }\n  fragment CategoryFields on Category {\n    name\n    pets(first: 2) {\n      nodes {\n        name\n        inventory {\n          quantity\n        }\n        orders(first: 1) {\n          nodes {\n            id\n          }\n        }\n      }\n    }\n  }\n": types.PlannedMixedDocument,
+    "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.PlannedPetDocument,
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesWithPetsDocument,
+    "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesPetsInventoryDocument,
+    "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.PlannedPetByIdDocument,
+    "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n": types.PlaceOrderCountedDocument,
+    "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n": types.CompleteOrderCountedDocument,
+    "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": types.CancelOrderCountedDocument,
+    "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
@@ -186,6 +208,26 @@ export function graphql(source: "\n  mutation DeletePet($id: ID!) {\n    deleteP
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query PlannedPets($first: Int, $after: String, $last: Int, $before: String, $orderBy: PetOrder, $filter: PetFilter) {\n    pets(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          name\n          status\n          category {\n            id\n            name\n            description\n          }\n          inventory {\n            petId\n            quantity\n            status\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').PlannedPetsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlannedOrders($first: Int, $after: String, $filter: OrderFilter) {\n    orders(first: $first, after: $after, filter: $filter) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        pet {\n          id\n          name\n          categoryId\n          status\n          category {\n            name\n          }\n          inventory {\n            quantity\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').PlannedOrdersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlannedCategories($first: Int, $pets: Int, $after: String, $filter: PetFilter) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets, after: $after, filter: $filter) {\n          totalCount\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PlannedCategoriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlannedMixed($skip: Boolean!) {\n    categories(first: 3) {\n      edges {\n        node {\n          ...CategoryFields\n          few: pets(first: 1) {\n            nodes {\n              name\n            }\n          }\n        }\n      }\n    }\n    pets(first: 4) {\n      nodes {\n        ... on Pet {\n          name\n          category @skip(if: $skip) {\n            name\n          }\n        }\n      }\n    }\n  }\n  fragment CategoryFields on Category {\n    name\n    pets(first: 2) {\n      nodes {\n        name\n        inventory {\n          quantity\n        }\n        orders(first: 1) {\n          nodes {\n            id\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PlannedMixedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n"): typeof import('./graphql').PlannedPetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PetsWithRelationsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -195,6 +237,30 @@ export function graphql(source: "\n  query OrdersWithPets($first: Int) {\n    or
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CategoriesWithPetsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CategoriesPetsInventory($first: Int, $pets: Int) {\n    categories(first: $first) {\n      nodes {\n        id\n        name\n        pets(first: $pets) {\n          nodes {\n            id\n            name\n            status\n            inventory {\n              quantity\n            }\n          }\n          pageInfo {\n            hasNextPage\n            endCursor\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').CategoriesPetsInventoryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlannedPetById($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n"): typeof import('./graphql').PlannedPetByIdDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PlaceOrderCounted($petId: ID!) {\n    placeOrder(input: { petId: $petId, quantity: 1 }) {\n      id\n      quantity\n    }\n  }\n"): typeof import('./graphql').PlaceOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CompleteOrderCounted($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      complete\n    }\n  }\n"): typeof import('./graphql').CompleteOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').CancelOrderCountedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').SetStockCountedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

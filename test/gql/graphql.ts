@@ -270,6 +270,53 @@ export type DeletePetMutationVariables = Exact<{
 
 export type DeletePetMutation = { deletePet: { id: string, name: string } };
 
+export type PlannedPetsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+  orderBy?: PetOrder | null | undefined;
+  filter?: PetFilter | null | undefined;
+}>;
+
+
+export type PlannedPetsQuery = { pets: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, name: string, status: PetStatus | null, category: { id: string, name: string, description: string | null }, inventory: { petId: string, quantity: number, status: PetStatus } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+
+export type PlannedOrdersQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: OrderFilter | null | undefined;
+}>;
+
+
+export type PlannedOrdersQuery = { orders: { totalCount: number, nodes: Array<{ id: string, petId: string | null, quantity: number | null, complete: boolean | null, pet: { id: string, name: string, categoryId: string, status: PetStatus | null, category: { name: string }, inventory: { quantity: number } | null } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type PlannedCategoriesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  pets?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: PetFilter | null | undefined;
+}>;
+
+
+export type PlannedCategoriesQuery = { categories: { nodes: Array<{ id: string, name: string, pets: { totalCount: number, nodes: Array<{ id: string, name: string, status: PetStatus | null, inventory: { quantity: number } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } }> } };
+
+export type PlannedMixedQueryVariables = Exact<{
+  skip: boolean;
+}>;
+
+
+export type PlannedMixedQuery = { categories: { edges: Array<{ node: { name: string, few: { nodes: Array<{ name: string }> }, pets: { nodes: Array<{ name: string, inventory: { quantity: number } | null, orders: { nodes: Array<{ id: string }> } }> } } }> }, pets: { nodes: Array<{ name: string, category?: { name: string } }> } };
+
+export type CategoryFieldsFragment = { name: string, pets: { nodes: Array<{ name: string, inventory: { quantity: number } | null, orders: { nodes: Array<{ id: string }> } }> } };
+
+export type PlannedPetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PlannedPetQuery = { pet: { id: string, name: string, categoryId: string, status: PetStatus | null } | null };
+
 export type PetsWithRelationsQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
@@ -290,6 +337,49 @@ export type CategoriesWithPetsQueryVariables = Exact<{
 
 
 export type CategoriesWithPetsQuery = { categories: { nodes: Array<{ name: string, pets: { totalCount: number, nodes: Array<{ name: string, orders: { totalCount: number, nodes: Array<{ id: string }> } }> } }> } };
+
+export type CategoriesPetsInventoryQueryVariables = Exact<{
+  first?: number | null | undefined;
+  pets?: number | null | undefined;
+}>;
+
+
+export type CategoriesPetsInventoryQuery = { categories: { nodes: Array<{ id: string, name: string, pets: { nodes: Array<{ id: string, name: string, status: PetStatus | null, inventory: { quantity: number } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } }> } };
+
+export type PlannedPetByIdQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PlannedPetByIdQuery = { pet: { id: string, name: string, categoryId: string, status: PetStatus | null } | null };
+
+export type PlaceOrderCountedMutationVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type PlaceOrderCountedMutation = { placeOrder: { id: string, quantity: number | null } };
+
+export type CompleteOrderCountedMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompleteOrderCountedMutation = { completeOrder: { id: string, complete: boolean | null } };
+
+export type CancelOrderCountedMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelOrderCountedMutation = { cancelOrder: { id: string } };
+
+export type SetStockCountedMutationVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type SetStockCountedMutation = { updateInventory: { quantity: number, status: PetStatus } };
 
 export type DeletePetNowMutationVariables = Exact<{
   id: string | number;
@@ -360,7 +450,24 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const CategoryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CategoryFields on Category {
+  name
+  pets(first: 2) {
+    nodes {
+      name
+      inventory {
+        quantity
+      }
+      orders(first: 1) {
+        nodes {
+          id
+        }
+      }
+    }
+  }
+}
+    `, {"fragmentName":"CategoryFields"}) as unknown as TypedDocumentString<CategoryFieldsFragment, unknown>;
 export const CreateCategoryDocument = new TypedDocumentString(`
     mutation CreateCategory($input: NewCategory!) {
   createCategory(input: $input) {
@@ -642,6 +749,149 @@ export const DeletePetDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DeletePetMutation, DeletePetMutationVariables>;
+export const PlannedPetsDocument = new TypedDocumentString(`
+    query PlannedPets($first: Int, $after: String, $last: Int, $before: String, $orderBy: PetOrder, $filter: PetFilter) {
+  pets(
+    first: $first
+    after: $after
+    last: $last
+    before: $before
+    orderBy: $orderBy
+    filter: $filter
+  ) {
+    totalCount
+    edges {
+      cursor
+      node {
+        id
+        name
+        status
+        category {
+          id
+          name
+          description
+        }
+        inventory {
+          petId
+          quantity
+          status
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      hasPreviousPage
+      startCursor
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedPetsQuery, PlannedPetsQueryVariables>;
+export const PlannedOrdersDocument = new TypedDocumentString(`
+    query PlannedOrders($first: Int, $after: String, $filter: OrderFilter) {
+  orders(first: $first, after: $after, filter: $filter) {
+    totalCount
+    nodes {
+      id
+      petId
+      quantity
+      complete
+      pet {
+        id
+        name
+        categoryId
+        status
+        category {
+          name
+        }
+        inventory {
+          quantity
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedOrdersQuery, PlannedOrdersQueryVariables>;
+export const PlannedCategoriesDocument = new TypedDocumentString(`
+    query PlannedCategories($first: Int, $pets: Int, $after: String, $filter: PetFilter) {
+  categories(first: $first) {
+    nodes {
+      id
+      name
+      pets(first: $pets, after: $after, filter: $filter) {
+        totalCount
+        nodes {
+          id
+          name
+          status
+          inventory {
+            quantity
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedCategoriesQuery, PlannedCategoriesQueryVariables>;
+export const PlannedMixedDocument = new TypedDocumentString(`
+    query PlannedMixed($skip: Boolean!) {
+  categories(first: 3) {
+    edges {
+      node {
+        ...CategoryFields
+        few: pets(first: 1) {
+          nodes {
+            name
+          }
+        }
+      }
+    }
+  }
+  pets(first: 4) {
+    nodes {
+      ... on Pet {
+        name
+        category @skip(if: $skip) {
+          name
+        }
+      }
+    }
+  }
+}
+    fragment CategoryFields on Category {
+  name
+  pets(first: 2) {
+    nodes {
+      name
+      inventory {
+        quantity
+      }
+      orders(first: 1) {
+        nodes {
+          id
+        }
+      }
+    }
+  }
+}`) as unknown as TypedDocumentString<PlannedMixedQuery, PlannedMixedQueryVariables>;
+export const PlannedPetDocument = new TypedDocumentString(`
+    query PlannedPet($id: ID!) {
+  pet(id: $id) {
+    id
+    name
+    categoryId
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedPetQuery, PlannedPetQueryVariables>;
 export const PetsWithRelationsDocument = new TypedDocumentString(`
     query PetsWithRelations($first: Int) {
   pets(first: $first) {
@@ -695,6 +945,71 @@ export const CategoriesWithPetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CategoriesWithPetsQuery, CategoriesWithPetsQueryVariables>;
+export const CategoriesPetsInventoryDocument = new TypedDocumentString(`
+    query CategoriesPetsInventory($first: Int, $pets: Int) {
+  categories(first: $first) {
+    nodes {
+      id
+      name
+      pets(first: $pets) {
+        nodes {
+          id
+          name
+          status
+          inventory {
+            quantity
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CategoriesPetsInventoryQuery, CategoriesPetsInventoryQueryVariables>;
+export const PlannedPetByIdDocument = new TypedDocumentString(`
+    query PlannedPetById($id: ID!) {
+  pet(id: $id) {
+    id
+    name
+    categoryId
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedPetByIdQuery, PlannedPetByIdQueryVariables>;
+export const PlaceOrderCountedDocument = new TypedDocumentString(`
+    mutation PlaceOrderCounted($petId: ID!) {
+  placeOrder(input: {petId: $petId, quantity: 1}) {
+    id
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<PlaceOrderCountedMutation, PlaceOrderCountedMutationVariables>;
+export const CompleteOrderCountedDocument = new TypedDocumentString(`
+    mutation CompleteOrderCounted($id: ID!) {
+  completeOrder(id: $id) {
+    id
+    complete
+  }
+}
+    `) as unknown as TypedDocumentString<CompleteOrderCountedMutation, CompleteOrderCountedMutationVariables>;
+export const CancelOrderCountedDocument = new TypedDocumentString(`
+    mutation CancelOrderCounted($id: ID!) {
+  cancelOrder(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CancelOrderCountedMutation, CancelOrderCountedMutationVariables>;
+export const SetStockCountedDocument = new TypedDocumentString(`
+    mutation SetStockCounted($petId: ID!) {
+  updateInventory(petId: $petId, input: {quantity: 7}) {
+    quantity
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<SetStockCountedMutation, SetStockCountedMutationVariables>;
 export const DeletePetNowDocument = new TypedDocumentString(`
     mutation DeletePetNow($id: ID!) {
   deletePet(id: $id) {

@@ -58,14 +58,171 @@ const CategoriesWithPets = graphql(`
   }
 `);
 
+const W6 = graphql(`
+  query CategoriesPetsInventory($first: Int, $pets: Int) {
+    categories(first: $first) {
+      nodes {
+        id
+        name
+        pets(first: $pets) {
+          nodes {
+            id
+            name
+            status
+            inventory {
+              quantity
+            }
+          }
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+        }
+      }
+    }
+  }
+`);
+
+const PetById = graphql(`
+  query PlannedPetById($id: ID!) {
+    pet(id: $id) {
+      id
+      name
+      categoryId
+      status
+    }
+  }
+`);
+
+const PlaceOrderCounted = graphql(`
+  mutation PlaceOrderCounted($petId: ID!) {
+    placeOrder(input: { petId: $petId, quantity: 1 }) {
+      id
+      quantity
+    }
+  }
+`);
+
+const CompleteOrderCounted = graphql(`
+  mutation CompleteOrderCounted($id: ID!) {
+    completeOrder(id: $id) {
+      id
+      complete
+    }
+  }
+`);
+
+const CancelOrderCounted = graphql(`
+  mutation CancelOrderCounted($id: ID!) {
+    cancelOrder(id: $id) {
+      id
+    }
+  }
+`);
+
+const SetStockCounted = graphql(`
+  mutation SetStockCounted($petId: ID!) {
+    updateInventory(petId: $petId, input: { quantity: 7 }) {
+      quantity
+      status
+    }
+  }
+`);
+
+async function seed(t: TestApp): Promise<void> {
+  const categories = [];
+  for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
+  const pets = [];
+  for (let i = 0; i < 100; i++) pets.push(await makePet(t, { categoryId: categories[i % 10]!.id, stock: i }));
+  for (let i = 0; i < 50; i++) await insertOrder(t, { petId: pets[(i * 7) % 100]!.id });
+  // The key's first use reads it and records its last-used time; from then on the process has it
+  // cached (test/graphql/api-key-cache.test.ts), so the measured requests pay nothing for the key.
+  await t.gqlOk(PetsWithRelations, { first: 1 });
+}
+
+async function statementsIn<R, V>(t: TestApp, doc: TypedDocument<R, V>, variables: V): Promise<{ count: number; data: R }> {
+  t.sql.reset();
+  const data = await t.gqlOk(doc, variables);
+  return { count: t.sql.count, data };
+}
+
+/**
+ * The read planner (src/graphql/planner): the shapes clients send (W1, W2, W3, W6 of the benchmark)
+ * take ONE statement, whatever the page sizes; what it does not plan (Pet.orders here) still goes
+ * through the batched loaders.
+ */
+describe('SQL statements per query, read planner on (the default)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ auth: 'admin' });
+    await seed(t);
+  });
+  afterAll(() => t.close());
+
+  it('reads pet(id) in one statement', async () => {
+    expect((await statementsIn(t, PetById, { id: '5' })).count).toBe(1);
+  });
+
+  it('lists pets with category and inventory in one statement, for 10 or 100', async () => {
+    const small = await statementsIn(t, PetsWithRelations, { first: 10 });
+    const large = await statementsIn(t, PetsWithRelations, { first: 100 });
+    expect(large.data.pets.nodes).toHaveLength(100);
+    expect(large.data.pets.nodes[99]!.category.name).toBeTruthy();
+    expect([small.count, large.count]).toEqual([1, 1]);
+  });
+
+  it('lists orders with pet and category in one statement, for 10 or 50', async () => {
+    const small = await statementsIn(t, OrdersWithPets, { first: 10 });
+    const large = await statementsIn(t, OrdersWithPets, { first: 50 });
+    expect(large.data.orders.nodes).toHaveLength(50);
+    expect([small.count, large.count]).toEqual([1, 1]);
+  });
+
+  it('lists categories with their first pets and inventory in one statement, for 2 x 3 or 10 x 10', async () => {
+    const small = await statementsIn(t, W6, { first: 2, pets: 3 });
+    const large = await statementsIn(t, W6, { first: 10, pets: 10 });
+    expect(large.data.categories.nodes.map((c) => c.pets.nodes.length)).toEqual(Array(10).fill(10));
+    expect([small.count, large.count]).toEqual([1, 1]);
+  });
+
+  it('places an order in one statement (one round trip), with or without an idempotency key', async () => {
+    const pet = await makePet(t, { stock: 5 });
+    t.sql.reset();
+    await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    expect(t.sql.count).toBe(1);
+    t.sql.reset();
+    await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() }, { 'idempotency-key': 'count-me-once' });
+    // The statement itself; the first use of a key per process may also clean up expired keys.
+    expect(t.sql.statements.filter((s) => !s.includes('DELETE FROM idempotency_keys'))).toHaveLength(1);
+  });
+
+  it('completes, cancels and restocks in one statement each', async () => {
+    const pet = await makePet(t, { stock: 5 });
+    const first = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    const second = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
+    const counted = async <R, V>(doc: TypedDocument<R, V>, variables: V) => (await statementsIn(t, doc, variables)).count;
+    expect(await counted(CompleteOrderCounted, { id: first.placeOrder.id })).toBe(1);
+    expect(await counted(CancelOrderCounted, { id: second.placeOrder.id })).toBe(1);
+    expect(await counted(SetStockCounted, { petId: pet.id.toString() })).toBe(1);
+  });
+
+  it('leaves unplanned shapes to the batched loaders', async () => {
+    const small = await statementsIn(t, CategoriesWithPets, { first: 2 });
+    const large = await statementsIn(t, CategoriesWithPets, { first: 10 });
+    expect(large.count).toBe(small.count);
+    expect(large.count).toBe(4); // categories with their pets, pet counts, orders per pet, order counts
+  });
+});
+
 /**
  * DataLoaders batch every relation: the number of SQL statements of a query depends on its shape,
- * never on how many rows it returns.
+ * never on how many rows it returns. This is the path the read planner falls back to, measured
+ * with the planner off.
  */
 describe('SQL statements per query', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin' });
+    t = await createTestApp({ auth: 'admin', env: { GRAPHQL_READ_PLANNER: 'false' } });
     const categories = [];
     for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
     const pets = [];

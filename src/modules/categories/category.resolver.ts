@@ -1,4 +1,7 @@
-import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { categoriesPage } from '../../graphql/planner/reads';
+import { categoryPetsArgs } from '../pets/pet.loaders';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -15,8 +18,8 @@ export class CategoryResolver {
   }
 
   @Query(() => CategoryConnection, { description: 'Categories by id.' })
-  categories(@Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.categories.list(page);
+  categories(@Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return categoriesPage(ctx, info, page);
   }
 
   @FieldResolver(() => PetConnection, { description: 'Pets of this category, by id.' })
@@ -26,10 +29,7 @@ export class CategoryResolver {
     @Args(() => ForwardPageArgs) page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return ctx.loaders.petsByCategory.load({
-      parentId: category.id,
-      args: { filter: filter && { ...filter }, page: { first: page.first, after: page.after } },
-    });
+    return ctx.loaders.petsByCategory.load({ parentId: category.id, args: categoryPetsArgs(filter, page) });
   }
 
   @Authorized()

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { NotFoundError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
 import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
-import { lockPet, settleStatus, STORE_TX_OPTIONS } from '../pets/pet-lifecycle';
+import { storeResult, type StoreRow } from '../orders/order.service';
 
 /** A pet's stock. `status` is always the pet's own status, read through the relation. */
 export interface InventoryEntry {
@@ -83,11 +82,8 @@ export class InventoryService {
    */
   async update(petId: bigint, input: { quantity: number }): Promise<InventoryEntry> {
     const { quantity } = validate(quantitySchema, input);
-    return this.prisma.$transaction(async (tx) => {
-      if (!(await lockPet(tx, petId))) throw new NotFoundError(`Pet ${petId} not found`);
-      await tx.inventoryItem.update({ where: { petId }, data: { quantity } });
-      const state = await settleStatus(tx, petId);
-      return { petId, quantity: state.stock, status: state.status };
-    }, STORE_TX_OPTIONS);
+    // One statement: the SQL function `store_set_stock` does the above under the pet's row lock.
+    const [row] = await this.prisma.$queryRaw<StoreRow<InventoryEntry>[]>`SELECT * FROM store_set_stock(${petId}, ${quantity}::int)`;
+    return storeResult(row);
   }
 }

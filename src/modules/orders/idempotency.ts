@@ -1,6 +1,7 @@
 /**
  * `Idempotency-Key` for placeOrder (README, "Store rules"). A key is claimed by inserting its row in
- * the same transaction that places the order, so:
+ * the same transaction that places the order (the SQL function `store_place_order`, migration
+ * 20261122170000_store_functions, which also records the order on it), so:
  * - a retry with the same key and the same request gets the first order back;
  * - the same key with a different request is CONFLICT;
  * - concurrent requests with one key wait on the key's unique index: the first places the order, the
@@ -11,7 +12,6 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError } from '../../errors/app-error';
 import type { Tx } from '../pets/pet-lifecycle';
 
 /** How long a key is remembered: 24 hours, as Stripe and the IETF draft's examples do. */
@@ -40,40 +40,6 @@ export function fingerprint(request: OrderRequest): string {
   const shipDate = request.shipDate ? new Date(request.shipDate.getTime()).toISOString() : null;
   const normalised = JSON.stringify([request.petId.toString(), request.quantity, shipDate]);
   return crypto.createHash('sha256').update(normalised).digest('hex');
-}
-
-export type KeyClaim = { kind: 'claimed' } | { kind: 'replay'; orderId: bigint };
-
-/**
- * Claims `key` for this request inside the placing transaction, or says which order it already
- * placed. An expired key is taken over in place. Throws CONFLICT when the key came with another
- * request, or when the order it placed has since been cancelled (a retry must never place a second).
- */
-export async function claimKey(tx: Tx, key: string, print: string): Promise<KeyClaim> {
-  const ttlSeconds = IDEMPOTENCY_KEY_TTL_MS / 1000;
-  const claimed = await tx.$queryRaw<{ key: string }[]>`
-    INSERT INTO idempotency_keys (key, fingerprint, created_at, expires_at)
-    VALUES (${key}, ${print}, now(), now() + make_interval(secs => ${ttlSeconds}))
-    ON CONFLICT (key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, order_id = NULL,
-          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-      WHERE idempotency_keys.expires_at <= now()
-    RETURNING key`;
-  if (claimed.length > 0) return { kind: 'claimed' };
-  const [existing] = await tx.$queryRaw<{ fingerprint: string; orderId: bigint | null }[]>`
-    SELECT fingerprint, order_id AS "orderId" FROM idempotency_keys WHERE key = ${key}`;
-  if (!existing || existing.fingerprint !== print) {
-    throw new ConflictError('Idempotency-Key: this key was already used with a different request');
-  }
-  if (existing.orderId === null) {
-    throw new ConflictError('Idempotency-Key: the order placed with this key has been cancelled');
-  }
-  return { kind: 'replay', orderId: existing.orderId };
-}
-
-/** Records the order a claimed key placed. */
-export async function recordKey(tx: Tx, key: string, orderId: bigint): Promise<void> {
-  await tx.$executeRaw`UPDATE idempotency_keys SET order_id = ${orderId} WHERE key = ${key}`;
 }
 
 /** Deletes up to 1000 expired keys (expired keys are already ignored; this only reclaims space). */

@@ -1,4 +1,6 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ordersPage } from '../../graphql/planner/reads';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -20,8 +22,9 @@ export class OrderResolver {
     @Arg('filter', () => OrderFilter, { nullable: true }) filter: OrderFilter | null,
     @Args(() => ForwardPageArgs) page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.services.orders.list(filter, page);
+    return ordersPage(ctx, info, filter, page);
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })

@@ -1,13 +1,19 @@
 /**
- * The pet-status lifecycle (README, "Store rules"), in one place. Every service that changes a pet's
- * stock, its open orders or its status (orders, inventory, pets) runs inside one transaction:
+ * The pet-status lifecycle (README, "Store rules"). Every change to a pet's stock, its open orders or
+ * its status runs inside one transaction:
  *
- *   1. `lockPet`: take the pet's row lock (`SELECT ... FOR UPDATE`), so every change to one pet is
- *      serialised in the database, across requests and across gateway processes;
+ *   1. take the pet's row lock (`SELECT ... FOR UPDATE`, `lockPet` here), so every change to one pet
+ *      is serialised in the database, across requests and across gateway processes;
  *   2. make its change (stock moves themselves are conditional updates, checked by PostgreSQL);
- *   3. `settleStatus`: re-read stock and open orders and move the status where the rules put it.
+ *   3. settle: re-read stock and open orders and move the status where the rules put it.
  *
- * The rules themselves are pure functions (`settledStatus`, `checkManualMove`) over a `PetState`.
+ * The writes driven by orders and stock (placeOrder, completeOrder, cancelOrder, updateInventory)
+ * are SQL functions, one statement each (migration 20261122170000_store_functions), and their
+ * automatic transitions are the SQL function `store_settle`: stock > 0 is available (restock,
+ * cancel); no stock with open orders is pending (an order took the last unit, or the stock was set
+ * to 0 under open orders); a pending pet left with neither is sold (its orders completed); otherwise
+ * the status stays. The manual moves (updatePet, setPetStatus, deletePet) stay here, in TypeScript
+ * transactions: `checkManualMove` over a `PetState`.
  * Invariant after every transaction: pending <=> no stock and open orders; sold => no stock and no
  * open orders; available otherwise (a listed pet may be out of stock, e.g. a new one).
  */
@@ -31,18 +37,6 @@ export type Tx = Prisma.TransactionClient;
  * time-outs while still bounding a stuck transaction.
  */
 export const STORE_TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 } as const;
-
-/**
- * Where the automatic transitions put a pet after a change of stock or open orders:
- * stock > 0 is available (restock, cancel); no stock with open orders is pending (an order took the
- * last unit, or the stock was set to 0 under open orders); a pending pet left with neither stock
- * nor open orders is sold (its orders completed). Otherwise the status stays.
- */
-export function settledStatus(state: PetState): PetStatus {
-  if (state.stock > 0) return 'available';
-  if (state.openOrders > 0) return 'pending';
-  return state.status === 'pending' ? 'sold' : state.status;
-}
 
 /**
  * The moves a client may make by hand (setPetStatus, updatePet's status); anything else is
@@ -89,15 +83,4 @@ export async function lockPet(tx: Tx, petId: bigint): Promise<PetState | null> {
   const locked = await tx.$queryRaw<{ id: bigint }[]>`SELECT id FROM pets WHERE id = ${petId} FOR UPDATE`;
   if (locked.length === 0) return null;
   return readState(tx, petId);
-}
-
-/** Applies the automatic transitions after a change (the pet must be locked); returns the new state. */
-export async function settleStatus(tx: Tx, petId: bigint): Promise<PetState> {
-  const state = await readState(tx, petId);
-  if (!state) throw new Error(`pet ${petId} vanished while locked`);
-  const next = settledStatus(state);
-  if (next !== state.status) {
-    await tx.pet.update({ where: { id: petId }, data: { status: next } });
-  }
-  return { ...state, status: next };
 }

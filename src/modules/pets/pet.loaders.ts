@@ -8,6 +8,17 @@ export interface CategoryPetsArgs {
   page: Pick<PageArgs, 'first' | 'after'>;
 }
 
+/**
+ * The key of a category's page of pets, built the same way by the resolver (Category.pets) and by
+ * the read planner that primes it (src/graphql/planner/reads.ts), so the two always meet.
+ */
+export function categoryPetsArgs(
+  filter: PetFilterInput | null | undefined,
+  page: Pick<PageArgs, 'first' | 'after'>,
+): CategoryPetsArgs {
+  return { filter: filter ? { ...filter } : null, page: { first: page.first, after: page.after } };
+}
+
 export function createPetLoaders(services: Services) {
   const petById = keyedLoader((ids) => services.pets.byIds(ids), (pet) => pet.id);
   const petCountByCategory = groupedLoader<PetFilterInput | null | undefined, number>(

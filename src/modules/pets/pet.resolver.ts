@@ -1,4 +1,6 @@
-import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { petsPage } from '../../graphql/planner/reads';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
@@ -22,10 +24,9 @@ export class PetResolver {
     @Arg('orderBy', () => PetOrder, { nullable: true }) orderBy: PetOrder | null,
     @Args(() => PageArgs) page: PageArgs,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    const result = await ctx.services.pets.list(filter, orderBy, page);
-    for (const pet of result.nodes) ctx.loaders.petById.prime(pet.id, pet);
-    return result;
+    return petsPage(ctx, info, filter, orderBy, page);
   }
 
   @FieldResolver(() => Category)
