@@ -6,7 +6,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'coverage/', 'data/', 'src/generated/', 'test/gql/', 'bench/results/', 'bench/peer/.node22/', '**/node_modules/'],
+    ignores: [
+      'dist/',
+      'coverage/',
+      'data/',
+      'src/generated/',
+      'test/gql/',
+      'bench/results/',
+      'bench/peer/.node22/',
+      '**/node_modules/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -27,7 +36,10 @@ export default tseslint.config(
   {
     // CommonJS scripts run by Node directly.
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
@@ -35,7 +47,13 @@ export default tseslint.config(
     files: ['src/graphql/explorer.browser.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', Promise: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        Promise: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
   },
   {

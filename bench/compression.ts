@@ -34,11 +34,15 @@ const VARIANTS = [
 function answerBytes(url: string, headers: Record<string, string>): Promise<number> {
   const spec = requestFor('W2', 0, DATA);
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}${spec.path}`, { method: spec.method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let n = 0;
-      res.on('data', (c: Buffer) => (n += c.length));
-      res.on('end', () => resolve(n));
-    });
+    const req = http.request(
+      `${url}${spec.path}`,
+      { method: spec.method, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve(n));
+      },
+    );
     req.on('error', reject);
     req.end(spec.body);
   });
@@ -51,14 +55,31 @@ export async function measureCompression(
   o: { rounds: number; durationSec: number; connections: number },
 ): Promise<CompressionRow[]> {
   const runs = new Map<string, { rps: number; p50: number; cpu: number }[]>();
-  for (const v of VARIANTS) await runLoad({ url: target.url, workload: 'W2', data: DATA, connections: o.connections, durationSec: 1, headers: { ...auth, ...v.headers } });
+  for (const v of VARIANTS)
+    await runLoad({
+      url: target.url,
+      workload: 'W2',
+      data: DATA,
+      connections: o.connections,
+      durationSec: 1,
+      headers: { ...auth, ...v.headers },
+    });
   for (let round = 1; round <= o.rounds; round++) {
     for (const v of VARIANTS) {
       const before = await target.stats();
-      const r = await runLoad({ url: target.url, workload: 'W2', data: DATA, connections: o.connections, durationSec: o.durationSec, headers: { ...auth, ...v.headers } });
+      const r = await runLoad({
+        url: target.url,
+        workload: 'W2',
+        data: DATA,
+        connections: o.connections,
+        durationSec: o.durationSec,
+        headers: { ...auth, ...v.headers },
+      });
       const after = await target.stats();
       const cpu = (after.cpuMicros - before.cpuMicros) / 1000 / Math.max(1, r.requests);
-      console.error(`compression round ${round} ${v.encoding}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, ${cpu.toFixed(3)} CPU-ms/req${r.non2xx || r.errors ? `, ${r.non2xx + r.errors} failed` : ''}`);
+      console.error(
+        `compression round ${round} ${v.encoding}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, ${cpu.toFixed(3)} CPU-ms/req${r.non2xx || r.errors ? `, ${r.non2xx + r.errors} failed` : ''}`,
+      );
       runs.set(v.encoding, [...(runs.get(v.encoding) ?? []), { rps: r.rps, p50: r.p50, cpu }]);
     }
   }
@@ -78,14 +99,24 @@ export async function measureCompression(
 }
 
 export function compressionTable(rows: CompressionRow[]): string {
-  const lines = ['| W2 on T3 (PGlite), Accept-Encoding | req/s | p50 ms | CPU-ms/req | bytes/answer |', '|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.encoding} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.cpuMsPerReq.toFixed(3)} | ${r.bytes} |`);
+  const lines = [
+    '| W2 on T3 (PGlite), Accept-Encoding | req/s | p50 ms | CPU-ms/req | bytes/answer |',
+    '|---|---|---|---|---|',
+  ];
+  for (const r of rows)
+    lines.push(
+      `| ${r.encoding} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.cpuMsPerReq.toFixed(3)} | ${r.bytes} |`,
+    );
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' } },
+    options: {
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '16' },
+    },
     strict: true,
   });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-compression-'));
@@ -94,10 +125,24 @@ async function main(): Promise<void> {
     await seedPglite(dataDir);
     const key = createApiKey({ PGLITE_DATA_DIR: dataDir });
     const auth: Record<string, string> = key.key ? { authorization: `Bearer ${key.key}` } : {};
-    const target = await startTarget('T3', 'pglite', { PGLITE_DATA_DIR: dataDir }, { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_MS: '1000' });
+    const target = await startTarget(
+      'T3',
+      'pglite',
+      { PGLITE_DATA_DIR: dataDir },
+      { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_MS: '1000' },
+    );
     try {
-      const rows = await measureCompression(target, auth, { rounds: Number(values.rounds), durationSec: Number(values.duration), connections: Number(values.connections) });
-      console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, Node ${process.version}\n`);
+      const rows = await measureCompression(target, auth, {
+        rounds: Number(values.rounds),
+        durationSec: Number(values.duration),
+        connections: Number(values.connections),
+      });
+      console.log(
+        `${os.cpus().length} CPUs, load average ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}, Node ${process.version}\n`,
+      );
       console.log(compressionTable(rows));
     } finally {
       await target.stop();

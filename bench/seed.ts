@@ -118,7 +118,11 @@ export function createApiKey(dbEnv: Record<string, string>): { key: string | nul
   const result = spawnSync(
     process.execPath,
     [cli, 'create', '--name', `bench-${process.pid}`, '--scopes', 'orders:read,orders:write'],
-    { cwd: projectRoot, env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...dbEnv }, encoding: 'utf8' },
+    {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...dbEnv },
+      encoding: 'utf8',
+    },
   );
   const last = result.stdout.trim().split('\n').at(-1)?.trim();
   if (result.status !== 0 || !last) {

@@ -69,7 +69,11 @@ process.on('message', (m: Message) => {
   void (async () => {
     if (m.type === 'start') process.send!({ type: 'started', connected: await start(m) });
     else if (m.type === 'arrivals') {
-      process.send!({ type: 'arrivals', received, arrivals: Object.fromEntries(m.ids.map((id) => [id, arrivals.get(id) ?? []])) });
+      process.send!({
+        type: 'arrivals',
+        received,
+        arrivals: Object.fromEntries(m.ids.map((id) => [id, arrivals.get(id) ?? []])),
+      });
     } else {
       await Promise.all(clients.map((c) => c.dispose()));
       process.exit(0);

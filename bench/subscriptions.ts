@@ -51,7 +51,11 @@ export interface SubscriptionBenchResult {
   note: string;
 }
 
-export async function runSubscriptionBench(opts: { subscribers: number; durationSec: number; adminUrl: string }): Promise<SubscriptionBenchResult> {
+export async function runSubscriptionBench(opts: {
+  subscribers: number;
+  durationSec: number;
+  adminUrl: string;
+}): Promise<SubscriptionBenchResult> {
   const data = await seedPostgres(opts.adminUrl);
   const dbEnv = { DATABASE_URL: data.url };
   const { key } = createApiKey(dbEnv);
@@ -66,8 +70,22 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
   let stopChild = () => undefined as unknown;
   try {
     const load = () =>
-      runLoad({ url: target.url, workload: 'W4', data: { pets: DATA.pets, w4Pets: DATA.w4Pets }, connections: 32, durationSec: opts.durationSec, headers });
-    await runLoad({ url: target.url, workload: 'W4', data: { pets: DATA.pets, w4Pets: DATA.w4Pets }, connections: 32, durationSec: 2, headers }); // warm-up
+      runLoad({
+        url: target.url,
+        workload: 'W4',
+        data: { pets: DATA.pets, w4Pets: DATA.w4Pets },
+        connections: 32,
+        durationSec: opts.durationSec,
+        headers,
+      });
+    await runLoad({
+      url: target.url,
+      workload: 'W4',
+      data: { pets: DATA.pets, w4Pets: DATA.w4Pets },
+      connections: 32,
+      durationSec: 2,
+      headers,
+    }); // warm-up
     // The write path's cost of publishing: W4 with the store-event triggers disabled, then enabled.
     await triggers(data.url, 'DISABLE');
     const w4NoNotify = await load();
@@ -76,7 +94,9 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
 
     await new Promise((r) => setTimeout(r, 1000));
     const rssBeforeMb = target.rssMb();
-    const child = fork(path.join(__dirname, 'subscribers-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'subscribers-child.js'), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     stopChild = () => child.kill();
     const ask = <T>(message: object, reply: string) =>
       new Promise<T>((resolve) => {
@@ -89,11 +109,20 @@ export async function runSubscriptionBench(opts: { subscribers: number; duration
         child.send(message);
       });
     const { connected: live } = await ask<{ connected: number }>(
-      { type: 'start', url: target.url, key, subscribers: opts.subscribers, w4Pets: DATA.w4Pets, probePet: PROBE_PET, probeEvery: PROBE_EVERY },
+      {
+        type: 'start',
+        url: target.url,
+        key,
+        subscribers: opts.subscribers,
+        w4Pets: DATA.w4Pets,
+        probePet: PROBE_PET,
+        probeEvery: PROBE_EVERY,
+      },
       'started',
     );
     const probeSubscribers = Math.ceil(live / PROBE_EVERY);
-    const arrivalsOf = (ids: string[]) => ask<{ received: number; arrivals: Record<string, number[]> }>({ type: 'arrivals', ids }, 'arrivals');
+    const arrivalsOf = (ids: string[]) =>
+      ask<{ received: number; arrivals: Record<string, number[]> }>({ type: 'arrivals', ids }, 'arrivals');
     const sql = new PgClient({ connectionString: data.url });
     await sql.connect();
     let quantity = 1_000;

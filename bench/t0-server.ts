@@ -30,7 +30,8 @@ async function openDb(): Promise<{ query: Query; close: () => Promise<void> }> {
   // require, not import(): the CommonJS build, the one whose class the agent counts statements on.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
-  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+  const { pg_trgm } =
+    require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const db = new PGlite(dataDir, { extensions: { pg_trgm } });
   await db.waitReady;
@@ -43,7 +44,8 @@ async function openDb(): Promise<{ query: Query; close: () => Promise<void> }> {
 const STATUS: Record<string, string> = { available: 'AVAILABLE', pending: 'PENDING', sold: 'SOLD' };
 const str = JSON.stringify;
 const cursor = (sortId: string, id: string) => Buffer.from(str([sortId, id])).toString('base64url');
-const pageSize = (v: unknown) => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100 ? (v as number) : 20);
+const pageSize = (v: unknown) =>
+  Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100 ? (v as number) : 20;
 const ID = /^\d{1,18}$/;
 
 const SQL = {
@@ -87,7 +89,8 @@ async function main(): Promise<void> {
       W1_QUERY,
       async (vars) => {
         const id = String(vars.id ?? '');
-        if (!ID.test(id)) return gqlError('ID: must be a 64-bit integer id in decimal digits', 'VALIDATION_FAILED', 400);
+        if (!ID.test(id))
+          return gqlError('ID: must be a 64-bit integer id in decimal digits', 'VALIDATION_FAILED', 400);
         const [p] = await db.query('t0_pet', SQL.pet, [id]);
         return p
           ? `{"data":{"pet":{"id":"${p.id}","name":${str(p.name)},"categoryId":"${p.category_id}","status":"${STATUS[p.status as string]}"}}}`
@@ -120,7 +123,10 @@ async function main(): Promise<void> {
         const page = more ? rows.slice(0, first) : rows;
         let nodes = '';
         for (const r of page) {
-          const pet = r.pid == null ? 'null' : `{"id":"${r.pid}","name":${str(r.pname)},"category":{"id":"${r.cid}","name":${str(r.cname)}}}`;
+          const pet =
+            r.pid == null
+              ? 'null'
+              : `{"id":"${r.pid}","name":${str(r.pname)},"category":{"id":"${r.cid}","name":${str(r.cname)}}}`;
           nodes += `${nodes ? ',' : ''}{"id":"${r.id}","quantity":${r.quantity},"shipDate":${r.ship == null ? 'null' : `"${r.ship}"`},"complete":${r.complete},"pet":${pet}}`;
         }
         const last = page.at(-1);
@@ -151,7 +157,8 @@ async function main(): Promise<void> {
       W4_MUTATION,
       async (vars) => {
         const petId = String(vars.petId ?? '');
-        if (!ID.test(petId)) return gqlError('ID: must be a 64-bit integer id in decimal digits', 'VALIDATION_FAILED', 400);
+        if (!ID.test(petId))
+          return gqlError('ID: must be a 64-bit integer id in decimal digits', 'VALIDATION_FAILED', 400);
         const [o] = await db.query('t0_place', SQL.place, [petId, 1]);
         return o
           ? `{"data":{"placeOrder":{"id":"${o.id}","petId":"${o.pet_id}","quantity":${o.quantity},"complete":${o.complete}}}}`

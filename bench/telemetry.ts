@@ -66,7 +66,12 @@ async function freePort(): Promise<number> {
 }
 
 /** An OTLP/HTTP sink: reads and drops every export, counting them (the collector's side is not measured). */
-async function startSink(): Promise<{ endpoint: string; exports: () => number; bytes: () => number; close(): Promise<void> }> {
+async function startSink(): Promise<{
+  endpoint: string;
+  exports: () => number;
+  bytes: () => number;
+  close(): Promise<void>;
+}> {
   let exports = 0;
   let bytes = 0;
   const server = http.createServer((req, res) => {
@@ -143,24 +148,53 @@ export async function runTelemetryBench(argv: string[]): Promise<void> {
         const url = `http://127.0.0.1:${env.METRICS_PORT}/metrics`;
         const text = await (await fetch(url)).text();
         if (!text.includes('http_request_duration_seconds')) throw new Error(`${variant}: no metrics at ${url}`);
-        scrapers.push(setInterval(() => void fetch(url).then((r) => r.text()).catch(() => undefined), 2_000));
+        scrapers.push(
+          setInterval(
+            () =>
+              void fetch(url)
+                .then((r) => r.text())
+                .catch(() => undefined),
+            2_000,
+          ),
+        );
       }
       log(`${variant}: up (${target.url})`);
     }
 
     for (let round = 1; round <= rounds; round++) {
       for (const workload of WORKLOADS) {
-        const order = VARIANTS.map((_, i) => VARIANTS[(i + round - 1 + WORKLOADS.indexOf(workload)) % VARIANTS.length]!);
+        const order = VARIANTS.map(
+          (_, i) => VARIANTS[(i + round - 1 + WORKLOADS.indexOf(workload)) % VARIANTS.length]!,
+        );
         for (const variant of order) {
           const target = targets.get(variant)!;
           await runLoad({ url: target.url, workload, data: DATA, connections, durationSec: warmupSec, headers });
           const before = await target.stats();
           const rate = rateFor(workload);
-          const r = await runLoad({ url: target.url, workload, data: DATA, connections, durationSec, headers, ...(rate > 0 ? { overallRate: rate } : {}) });
+          const r = await runLoad({
+            url: target.url,
+            workload,
+            data: DATA,
+            connections,
+            durationSec,
+            headers,
+            ...(rate > 0 ? { overallRate: rate } : {}),
+          });
           const after = await target.stats();
           const cpuMsPerReq = (after.cpuMicros - before.cpuMicros) / 1000 / Math.max(1, r.ok);
-          runs.push({ variant, workload, round, requests: r.ok, rps: r.rps, p99: r.p99, cpuMsPerReq, errors: r.non2xx + r.errors });
-          log(`round ${round} ${workload} ${variant}: ${r.rps.toFixed(0)} req/s, ${cpuMsPerReq.toFixed(3)} CPU-ms/req, p99 ${r.p99.toFixed(1)} ms`);
+          runs.push({
+            variant,
+            workload,
+            round,
+            requests: r.ok,
+            rps: r.rps,
+            p99: r.p99,
+            cpuMsPerReq,
+            errors: r.non2xx + r.errors,
+          });
+          log(
+            `round ${round} ${workload} ${variant}: ${r.rps.toFixed(0)} req/s, ${cpuMsPerReq.toFixed(3)} CPU-ms/req, p99 ${r.p99.toFixed(1)} ms`,
+          );
         }
       }
     }
@@ -174,7 +208,8 @@ export async function runTelemetryBench(argv: string[]): Promise<void> {
   // The overhead is paired: each round's variant against the same round's base (the neighbours'
   // load changes from one round to the next), median over rounds.
   const rows = WORKLOADS.flatMap((workload) => {
-    const baseOf = (round: number) => runs.find((r) => r.workload === workload && r.variant === 'base' && r.round === round)!.cpuMsPerReq;
+    const baseOf = (round: number) =>
+      runs.find((r) => r.workload === workload && r.variant === 'base' && r.round === round)!.cpuMsPerReq;
     return VARIANTS.map((variant) => {
       const mine = runs.filter((r) => r.workload === workload && r.variant === variant);
       return {
@@ -194,9 +229,21 @@ export async function runTelemetryBench(argv: string[]): Promise<void> {
     const value = overhead(w, v);
     return value === undefined
       ? []
-      : [{ goal: `${v} on, ${w} CPU per request`, value, threshold: limit === null ? '(report)' : `< ${limit} %`, met: limit === null ? null : value < limit }];
+      : [
+          {
+            goal: `${v} on, ${w} CPU per request`,
+            value,
+            threshold: limit === null ? '(report)' : `< ${limit} %`,
+            met: limit === null ? null : value < limit,
+          },
+        ];
   };
-  const goals = [...goal('W1', 'metrics', 5), ...goal('W1', 'tracing', 25), ...goal('W2', 'metrics', null), ...goal('W2', 'tracing', null)];
+  const goals = [
+    ...goal('W1', 'metrics', 5),
+    ...goal('W1', 'tracing', 25),
+    ...goal('W2', 'metrics', null),
+    ...goal('W2', 'tracing', null),
+  ];
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version },
@@ -225,8 +272,14 @@ export async function runTelemetryBench(argv: string[]): Promise<void> {
         `| ${r.workload} | ${r.variant} | ${r.rps.toFixed(0)} | ${r.p99.toFixed(1)} | ${r.cpuMsPerReq.toFixed(3)} | ${r.minCpuMsPerReq.toFixed(3)} | ${r.variant === 'base' ? '–' : `${r.overheadPct >= 0 ? '+' : ''}${r.overheadPct.toFixed(1)} %`}${r.errors ? ` (${r.errors} errors)` : ''} |`,
     ),
     '',
-    ...goals.map((g) => `- ${g.goal}: ${g.value >= 0 ? '+' : ''}${g.value.toFixed(1)} % (goal ${g.threshold})${g.met === null ? '' : g.met ? ' met' : ' NOT met'}`),
-    `- OTLP sink received ${sink.exports()} exports, ${(sink.bytes() / 1e6).toFixed(1)} MB; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (${os.cpus().length} cores, shared)`,
+    ...goals.map(
+      (g) =>
+        `- ${g.goal}: ${g.value >= 0 ? '+' : ''}${g.value.toFixed(1)} % (goal ${g.threshold})${g.met === null ? '' : g.met ? ' met' : ' NOT met'}`,
+    ),
+    `- OTLP sink received ${sink.exports()} exports, ${(sink.bytes() / 1e6).toFixed(1)} MB; load average at the end ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (${os.cpus().length} cores, shared)`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
   log('wrote bench/results/telemetry-latest.json');

@@ -38,7 +38,12 @@ export const WORKLOADS: Workload[] = [
   { id: 'W2', title: `pets(first: ${W2_PAGE}) with category and inventory`, writes: false, onPglite: true },
   { id: 'W3', title: `orders(first: ${W3_PAGE}) with pet and its category`, writes: false, onPglite: false },
   { id: 'W5', title: 'REST GET /pets/{id}', writes: false, onPglite: false },
-  { id: 'W6', title: `${W6_PAGE} categories with their first ${W6_PAGE} pets and inventory`, writes: false, onPglite: false },
+  {
+    id: 'W6',
+    title: `${W6_PAGE} categories with their first ${W6_PAGE} pets and inventory`,
+    writes: false,
+    onPglite: false,
+  },
   { id: 'W4', title: 'placeOrder at 32 connections over 100 pets', writes: true, onPglite: false },
 ];
 
@@ -64,7 +69,11 @@ export function requestFor(workload: WorkloadId, i: number, data: { pets: number
     case 'W3':
       return { method: 'POST', path: '/graphql', body: graphqlBody(W3_QUERY, { first: W3_PAGE }) };
     case 'W4':
-      return { method: 'POST', path: '/graphql', body: graphqlBody(W4_MUTATION, { petId: String(1 + (i % data.w4Pets)) }) };
+      return {
+        method: 'POST',
+        path: '/graphql',
+        body: graphqlBody(W4_MUTATION, { petId: String(1 + (i % data.w4Pets)) }),
+      };
     case 'W5':
       return { method: 'GET', path: `/pets/${1 + (i % data.pets)}` };
     case 'W6':

@@ -9,11 +9,48 @@ import { createServices } from '../src/services';
 import { explainStartupError } from '../src/startup';
 
 const CATALOGUE: Record<string, { description: string; pets: [string, number][] }> = {
-  Dogs: { description: 'Loyal companions of every size', pets: [['Rex', 3], ['Bella', 1], ['Max', 0], ['Luna', 5], ['Charlie', 2]] },
-  Cats: { description: 'Independent and curious', pets: [['Milo', 4], ['Kitty', 2], ['Oliver', 1], ['Nala', 0]] },
-  Birds: { description: 'Songbirds and talkers', pets: [['Tweety', 6], ['Kiwi', 3], ['Rio', 2]] },
-  Fish: { description: 'Freshwater and marine', pets: [['Nemo', 12], ['Dory', 8], ['Bubbles', 20]] },
-  Reptiles: { description: 'Scales and patience', pets: [['Spike', 1], ['Rango', 2]] },
+  Dogs: {
+    description: 'Loyal companions of every size',
+    pets: [
+      ['Rex', 3],
+      ['Bella', 1],
+      ['Max', 0],
+      ['Luna', 5],
+      ['Charlie', 2],
+    ],
+  },
+  Cats: {
+    description: 'Independent and curious',
+    pets: [
+      ['Milo', 4],
+      ['Kitty', 2],
+      ['Oliver', 1],
+      ['Nala', 0],
+    ],
+  },
+  Birds: {
+    description: 'Songbirds and talkers',
+    pets: [
+      ['Tweety', 6],
+      ['Kiwi', 3],
+      ['Rio', 2],
+    ],
+  },
+  Fish: {
+    description: 'Freshwater and marine',
+    pets: [
+      ['Nemo', 12],
+      ['Dory', 8],
+      ['Bubbles', 20],
+    ],
+  },
+  Reptiles: {
+    description: 'Scales and patience',
+    pets: [
+      ['Spike', 1],
+      ['Rango', 2],
+    ],
+  },
 };
 
 async function main(): Promise<void> {

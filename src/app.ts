@@ -68,13 +68,25 @@ export { LOG_REDACT } from './http/request-log';
  * body or slow headers are cut with 408 within about a second of REQUEST_TIMEOUT_MS. With
  * REQUEST_TIMEOUT_MS=0 (no limit on the request) headers keep Node's 60 s.
  */
-export function slowClientLimits(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+export function slowClientLimits(requestTimeoutMs: number): {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const headersTimeout = requestTimeoutMs > 0 ? requestTimeoutMs : 60_000;
-  return { headersTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))) };
+  return {
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(headersTimeout / 4))),
+  };
 }
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp({ config, db, logger, loggerInstance, clock = systemClock }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  db,
+  logger,
+  loggerInstance,
+  clock = systemClock,
+}: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
   const app = Fastify({
     // With tracing on, every line logged inside a request carries its trace and span ids (the
@@ -201,6 +213,11 @@ export async function buildApp({ config, db, logger, loggerInstance, clock = sys
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
   // @fastify/websocket takes WebSocket upgrades on GET routes only.
-  app.route({ ...graphqlRoute, method: 'GET', preValidation: subscriptions.checkUpgrade, wsHandler: subscriptions.wsHandler });
+  app.route({
+    ...graphqlRoute,
+    method: 'GET',
+    preValidation: subscriptions.checkUpgrade,
+    wsHandler: subscriptions.wsHandler,
+  });
   return app;
 }

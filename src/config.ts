@@ -38,7 +38,12 @@ const linkTarget = z
 /** `*`, or a comma-separated list of origins (scheme://host[:port]); empty means no cross-origin access. */
 const origins = z
   .string()
-  .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  )
   .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
     message: 'must be * or comma-separated origins like https://app.example.com (no path, no trailing slash)',
   })
@@ -49,71 +54,74 @@ export const PETS_PATH_DEPRECATION_DEFAULT = '2026-11-01T00:00:00Z';
 export const PETS_PATH_SUNSET_DEFAULT = '2027-07-01T00:00:00Z';
 export const DEPRECATION_DOCS_URL_DEFAULT = '/docs#/Pets/getPetById';
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  PORT: int(0, 65535).default(4000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
-    .optional(),
-  PGLITE_DATA_DIR: z.string().min(1).default('./data'),
-  DB_POOL_SIZE: int(1, 200).default(10),
-  DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
-  EXPLORER: z.enum(['sandbox', 'graphiql', 'off']).optional(),
-  // Bounds on every wait for PostgreSQL (README, "Failure behaviour").
-  DB_CONNECT_TIMEOUT_MS: int(100, 600_000).default(5_000),
-  DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
-  READINESS_TIMEOUT_MS: int(100, 60_000).default(2_000),
-  GRAPHQL_LANDING_PAGE: bool.optional(),
-  GRAPHQL_INTROSPECTION: bool.optional(),
-  GRAPHQL_JIT: bool.default(true),
-  GRAPHQL_READ_PLANNER: bool.default(true),
-  // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
-  GRAPHQL_BATCH_MAX: int(1, 100).default(10),
-  SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
-  TRUST_PROXY: bool.default(false),
-  // Limits (README, "API keys, scopes and limits").
-  BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
-  REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
-  GRAPHQL_MAX_DEPTH: int(1, 100).default(10),
-  GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
-  GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
-  GRAPHQL_MAX_TOKENS: int(10, 100_000).default(1000),
-  GRAPHQL_MAX_COST: int(1, 10_000_000).default(20_000),
-  RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
-  RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
-    .optional(),
-  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
-  API_KEY_CACHE_TTL_MS: int(0, 86_400_000).default(60_000),
-  SECURITY_HEADERS: bool.default(true),
-  PETS_PATH_DEPRECATION_DATE: instant.default(new Date(PETS_PATH_DEPRECATION_DEFAULT)),
-  PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
-  DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
-  CORS_ORIGINS: origins.default([]),
-  // GraphQL subscriptions over WebSocket (README, "Subscriptions").
-  SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(20),
-  SUBSCRIPTION_CONNECTIONS_PER_KEY: int(1, 1_000_000).default(50),
-  SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
-  SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
-  SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
-  // Observability (README, "Operations").
-  METRICS_PORT: int(0, 65535).default(0),
-  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),
-  GRAPHQL_RESOLVER_SPANS: bool.default(false),
-}).refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
-  path: ['PETS_PATH_SUNSET_DATE'],
-  message: 'must be later than PETS_PATH_DEPRECATION_DATE',
-}).refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
-  path: ['METRICS_PORT'],
-  message: 'must differ from PORT: metrics are never served on the public port',
-});
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: int(0, 65535).default(4000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
+      .optional(),
+    PGLITE_DATA_DIR: z.string().min(1).default('./data'),
+    DB_POOL_SIZE: int(1, 200).default(10),
+    DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
+    EXPLORER: z.enum(['sandbox', 'graphiql', 'off']).optional(),
+    // Bounds on every wait for PostgreSQL (README, "Failure behaviour").
+    DB_CONNECT_TIMEOUT_MS: int(100, 600_000).default(5_000),
+    DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
+    READINESS_TIMEOUT_MS: int(100, 60_000).default(2_000),
+    GRAPHQL_LANDING_PAGE: bool.optional(),
+    GRAPHQL_INTROSPECTION: bool.optional(),
+    GRAPHQL_JIT: bool.default(true),
+    GRAPHQL_READ_PLANNER: bool.default(true),
+    // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
+    GRAPHQL_BATCH_MAX: int(1, 100).default(10),
+    SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+    TRUST_PROXY: bool.default(false),
+    // Limits (README, "API keys, scopes and limits").
+    BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
+    REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
+    GRAPHQL_MAX_DEPTH: int(1, 100).default(10),
+    GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
+    GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
+    GRAPHQL_MAX_TOKENS: int(10, 100_000).default(1000),
+    GRAPHQL_MAX_COST: int(1, 10_000_000).default(20_000),
+    RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
+    RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
+      .optional(),
+    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
+    API_KEY_CACHE_TTL_MS: int(0, 86_400_000).default(60_000),
+    SECURITY_HEADERS: bool.default(true),
+    PETS_PATH_DEPRECATION_DATE: instant.default(new Date(PETS_PATH_DEPRECATION_DEFAULT)),
+    PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
+    DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
+    CORS_ORIGINS: origins.default([]),
+    // GraphQL subscriptions over WebSocket (README, "Subscriptions").
+    SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(20),
+    SUBSCRIPTION_CONNECTIONS_PER_KEY: int(1, 1_000_000).default(50),
+    SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
+    SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
+    SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
+    // Observability (README, "Operations").
+    METRICS_PORT: int(0, 65535).default(0),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),
+    GRAPHQL_RESOLVER_SPANS: bool.default(false),
+  })
+  .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
+    path: ['PETS_PATH_SUNSET_DATE'],
+    message: 'must be later than PETS_PATH_DEPRECATION_DATE',
+  })
+  .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
+    path: ['METRICS_PORT'],
+    message: 'must differ from PORT: metrics are never served on the public port',
+  });
 
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string | null }
@@ -250,7 +258,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // GRAPHQL_LANDING_PAGE (the older setting) still works: false is `off`, true is `sandbox`.
   const explorer: Explorer =
     e.EXPLORER ??
-    (e.GRAPHQL_LANDING_PAGE === undefined ? (production ? 'off' : 'sandbox') : e.GRAPHQL_LANDING_PAGE ? 'sandbox' : 'off');
+    (e.GRAPHQL_LANDING_PAGE === undefined
+      ? production
+        ? 'off'
+        : 'sandbox'
+      : e.GRAPHQL_LANDING_PAGE
+        ? 'sandbox'
+        : 'off');
   return {
     env: e.NODE_ENV,
     host: e.HOST,

@@ -76,7 +76,10 @@ async function main(): Promise<void> {
     if (socket.length <= MAX_SOCKET_PATH) {
       adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log));
     } else {
-      app.log.warn({ socket }, 'data directory path too long for the API-key admin socket; stop the server to manage keys');
+      app.log.warn(
+        { socket },
+        'data directory path too long for the API-key admin socket; stop the server to manage keys',
+      );
     }
   }
   const address = app.server.address();

@@ -37,11 +37,7 @@ const errorCode = (error: unknown): string | undefined => (error as { code?: str
  * to `retryMs`. Answers that waiting cannot fix (no such database, login refused) end it at once.
  * Throws StartupError naming DATABASE_URL and what failed.
  */
-export async function waitForPostgres(
-  url: string,
-  retryMs: number,
-  progress: (msg: string) => void,
-): Promise<void> {
+export async function waitForPostgres(url: string, retryMs: number, progress: (msg: string) => void): Promise<void> {
   const deadline = Date.now() + retryMs;
   let delay = 250;
   let told = false;
@@ -145,7 +141,10 @@ export function pgliteIsNew(dataDir: string): boolean {
  * The one line for an error that stopped the start, or null for an unexpected one (printed in full,
  * with its stack, because nobody knows its fix yet).
  */
-export function explainStartupError(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database'>): string | null {
+export function explainStartupError(
+  error: unknown,
+  config?: Pick<Config, 'host' | 'port' | 'database'>,
+): string | null {
   if (
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||

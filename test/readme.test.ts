@@ -33,7 +33,11 @@ export function walkthroughBlocks(markdown: string): Block[] {
 
 function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -77,13 +81,20 @@ describe('the README walkthrough', () => {
           body: JSON.stringify({ query: block.code }),
         });
         const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
-        if (res.status !== 200 || body.errors || !body.data) failures.push(`${where}: ${res.status} ${JSON.stringify(body)}`);
+        if (res.status !== 200 || body.errors || !body.data)
+          failures.push(`${where}: ${res.status} ${JSON.stringify(body)}`);
         continue;
       }
       const script = block.code.replaceAll('localhost:4000', server.url.replace(/^http:\/\//, ''));
-      const { code, out } = await bash(script, { PATH: process.env.PATH!, HOME: process.env.HOME ?? dataDir, KEY: key, ...env });
+      const { code, out } = await bash(script, {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? dataDir,
+        KEY: key,
+        ...env,
+      });
       // Answers are JSON: a GraphQL error or a REST Error object is a failure too.
-      if (code !== 0 || /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out)) failures.push(`${where}: exit ${code}\n${out}`);
+      if (code !== 0 || /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out))
+        failures.push(`${where}: exit ${code}\n${out}`);
     }
     expect(failures).toEqual([]);
   });
@@ -95,12 +106,24 @@ describe('the README walkthrough', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ query: block.code }),
       });
-      expect({ line: block.line, body: await res.json() }).toEqual({ line: block.line, body: { data: expect.anything() } });
+      expect({ line: block.line, body: await res.json() }).toEqual({
+        line: block.line,
+        body: { data: expect.anything() },
+      });
     }
     for (const block of blocks.filter((b) => b.lang === 'sh')) {
       const script = block.code.replaceAll('localhost:4000', server.url.replace(/^http:\/\//, ''));
-      const { code, out } = await bash(script, { PATH: process.env.PATH!, HOME: process.env.HOME ?? dataDir, KEY: key, ...env });
-      expect({ line: block.line, code, error: /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out) }).toEqual({ line: block.line, code: 0, error: false });
+      const { code, out } = await bash(script, {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? dataDir,
+        KEY: key,
+        ...env,
+      });
+      expect({ line: block.line, code, error: /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out) }).toEqual({
+        line: block.line,
+        code: 0,
+        error: false,
+      });
     }
   });
 });

@@ -43,9 +43,7 @@ export function groupedLoader<A, V>(
           results.set(k, await fetchGroup(group.parentIds, group.args));
         }),
       );
-      return keys.map(
-        (key) => results.get(argsKey(key.args))!.get(key.parentId.toString()) ?? fallback(key.args),
-      );
+      return keys.map((key) => results.get(argsKey(key.args))!.get(key.parentId.toString()) ?? fallback(key.args));
     },
     { cacheKeyFn: (key) => `${key.parentId}:${argsKey(key.args)}`, maxBatchSize: 1000 },
   );

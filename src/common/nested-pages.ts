@@ -53,9 +53,12 @@ export async function loadNestedPages<T extends { id: bigint }>(q: NestedPageQue
   const pages = new Map<string, Page<T>>();
   for (const parentId of q.parentIds) {
     const list = (byParent.get(parentId.toString()) ?? []).sort((a, b) =>
-      a.id === b.id ? 0 : (a.id < b.id) === ascending ? -1 : 1,
+      a.id === b.id ? 0 : a.id < b.id === ascending ? -1 : 1,
     );
-    pages.set(parentId.toString(), buildPage(list, window, q.sort, () => q.countFor(parentId)));
+    pages.set(
+      parentId.toString(),
+      buildPage(list, window, q.sort, () => q.countFor(parentId)),
+    );
   }
   return pages;
 }

@@ -149,9 +149,7 @@ function keysetCondition<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql | nul
 /** ORDER BY for the window: the sort itself going forward, reversed going backward. */
 function keysetOrderBy<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql {
   return Prisma.raw(
-    sort.keys
-      .map((k) => `${k.column} ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`)
-      .join(', '),
+    sort.keys.map((k) => `${k.column} ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`).join(', '),
   );
 }
 
@@ -163,12 +161,7 @@ export const whereClause = (conditions: Prisma.Sql[]): Prisma.Sql =>
  * Builds the page from rows fetched with `take: limit + 1` in window order (the extra row only
  * says whether another page exists).
  */
-export function buildPage<T>(
-  rows: T[],
-  window: PageWindow,
-  sort: Sort<T>,
-  totalCount: () => Promise<number>,
-): Page<T> {
+export function buildPage<T>(rows: T[], window: PageWindow, sort: Sort<T>, totalCount: () => Promise<number>): Page<T> {
   const more = rows.length > window.limit;
   const nodes = more ? rows.slice(0, window.limit) : rows.slice();
   if (!window.forward) nodes.reverse();
@@ -202,7 +195,9 @@ export interface ListQuery {
 
 /** Counts the rows of a list query. */
 export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'conditions'>): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`);
+  const [row] = await sql.query<{ n: number }>(
+    Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`,
+  );
   return row!.n;
 }
 
@@ -221,7 +216,13 @@ export interface PageExtension {
  * Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. With an
  * extension, the page is a subquery that the extension's joins read from, in the same statement.
  */
-export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs, extension?: PageExtension): Promise<Page<T>> {
+export async function paginate<T>(
+  sql: SqlReader,
+  q: ListQuery,
+  sort: Sort<T>,
+  args: PageArgs,
+  extension?: PageExtension,
+): Promise<Page<T>> {
   const window = pageWindow(args, sort);
   const seek = keysetCondition(sort, window);
   const page = Prisma.sql`

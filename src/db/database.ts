@@ -81,19 +81,13 @@ const PG_TYPES: CustomTypesConfig = {
 /** Arbitrary, fixed key of the advisory lock taken while migrating. */
 const MIGRATION_LOCK_KEY = 72_707_369;
 
-export async function createDatabase(
-  config: DatabaseConfig,
-  options: CreateDatabaseOptions = {},
-): Promise<Database> {
+export async function createDatabase(config: DatabaseConfig, options: CreateDatabaseOptions = {}): Promise<Database> {
   return config.kind === 'pglite'
     ? createPgliteDatabase(config.dataDir, options)
     : createPostgresDatabase(config, options);
 }
 
-async function createPgliteDatabase(
-  dataDir: string | null,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
+async function createPgliteDatabase(dataDir: string | null, options: CreateDatabaseOptions): Promise<Database> {
   let unlock: (() => Promise<void>) | undefined;
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -238,7 +232,9 @@ function guardRelease(pool: Pool): void {
     client.release = releaseOnce;
     return client;
   };
-  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client: Checkout, done: Release) => void) => Promise<Checkout> | void;
+  const connect = pool.connect.bind(pool) as (
+    cb?: (err: Error | undefined, client: Checkout, done: Release) => void,
+  ) => Promise<Checkout> | void;
   (pool as unknown as { connect: typeof connect }).connect = (cb) => {
     if (!cb) return (connect() as Promise<Checkout>).then(guard);
     return connect((err, client) => {

@@ -98,7 +98,11 @@ export class PostgresListener {
 
   async #connect(): Promise<void> {
     const { minBackoffMs = 200, maxBackoffMs = 10_000, keepAliveInitialDelayMs = 10_000 } = this.options;
-    const c = new Client({ connectionString: this.url, keepAlive: true, keepAliveInitialDelayMillis: keepAliveInitialDelayMs });
+    const c = new Client({
+      connectionString: this.url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: keepAliveInitialDelayMs,
+    });
     this.#client = c;
     let failed = false;
     const fail = (error: Error) => {

@@ -79,9 +79,7 @@ export async function migrate(
       const previous = applied.get(migration.name);
       if (previous) {
         if (previous.checksum !== migration.checksum) {
-          throw new MigrationError(
-            `Migration ${migration.name} was changed after it was applied (checksum differs)`,
-          );
+          throw new MigrationError(`Migration ${migration.name} was changed after it was applied (checksum differs)`);
         }
         continue;
       }

@@ -68,8 +68,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     };
     if (current instanceof Prisma.PrismaClientKnownRequestError && UNAVAILABLE_PRISMA.has(current.code)) return true;
     if (current instanceof Prisma.PrismaClientInitializationError) return true;
-    for (const code of [e.code, e.originalCode]) if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) return true;
-    for (const message of [e.message, e.originalMessage]) if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+    for (const code of [e.code, e.originalCode])
+      if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) return true;
+    for (const message of [e.message, e.originalMessage])
+      if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
     current = e.cause ?? e.meta?.driverAdapterError;
   }
   return false;

@@ -35,7 +35,9 @@ export async function createApollo(
   if (traced) traceResolvers(schema);
   // The explorer at GET /graphql: Apollo Sandbox with an offline fallback, GraphiQL, or none.
   const landingPage =
-    config.graphql.explorer === 'off' ? ApolloServerPluginLandingPageDisabled() : explorerPlugin(config.graphql.explorer);
+    config.graphql.explorer === 'off'
+      ? ApolloServerPluginLandingPageDisabled()
+      : explorerPlugin(config.graphql.explorer);
   const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before

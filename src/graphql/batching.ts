@@ -20,7 +20,9 @@ export function batchGuard(app: FastifyInstance, batchMax: number): preHandlerAs
     if (batchMax <= 1) throw new BadRequestError('Operation batching is not supported: send one operation per request');
     if (body.length === 0) throw new BadRequestError('A batch must hold at least one operation');
     if (body.length > batchMax) {
-      throw new BadRequestError(`A batch holds at most ${batchMax} operations (GRAPHQL_BATCH_MAX); this one holds ${body.length}`);
+      throw new BadRequestError(
+        `A batch holds at most ${batchMax} operations (GRAPHQL_BATCH_MAX); this one holds ${body.length}`,
+      );
     }
     if (!count) return;
     for (let i = 1; i < body.length; i++) {

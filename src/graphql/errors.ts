@@ -37,7 +37,10 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
   ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
   ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
   ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
-  ["An 'accept' header was provided for this request which does not accept", { code: ErrorCode.NOT_ACCEPTABLE, status: 406 }],
+  [
+    "An 'accept' header was provided for this request which does not accept",
+    { code: ErrorCode.NOT_ACCEPTABLE, status: 406 },
+  ],
 ];
 
 function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; status: number } | undefined {
@@ -92,7 +95,12 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const mapped = requestErrorOf(formatted);
   if (mapped) return { ...formatted, extensions: { code: mapped.code, status: mapped.status } };
   // Masked: the plugin below logs the original and adds the request id.
-  return { message: INTERNAL_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL, status: 500 } };
+  return {
+    message: INTERNAL_MESSAGE,
+    locations: formatted.locations,
+    path: formatted.path,
+    extensions: { code: ErrorCode.INTERNAL, status: 500 },
+  };
 }
 
 function isExpected(error: unknown): boolean {
@@ -108,7 +116,10 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
         async didEncounterErrors(rc: GraphQLRequestContext<GraphQLContext>) {
           for (const error of rc.errors ?? []) {
             if (!isExpected(error)) {
-              rc.contextValue.log.error({ err: unwrapResolverError(error), path: error.path }, 'unexpected GraphQL error');
+              rc.contextValue.log.error(
+                { err: unwrapResolverError(error), path: error.path },
+                'unexpected GraphQL error',
+              );
             }
           }
         },
@@ -120,7 +131,11 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
           const requestId = rc.contextValue.requestId;
           body.singleResult.errors = body.singleResult.errors.map((e) =>
             e.extensions?.code === ErrorCode.INTERNAL
-              ? { ...e, message: `${INTERNAL_MESSAGE} (request id ${requestId})`, extensions: { ...e.extensions, requestId } }
+              ? {
+                  ...e,
+                  message: `${INTERNAL_MESSAGE} (request id ${requestId})`,
+                  extensions: { ...e.extensions, requestId },
+                }
               : e,
           );
         },
@@ -137,7 +152,10 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
  * sent with the status its error states, so HTTP and `extensions.status` always agree. A batch is 200
  * as a whole; each answer in it carries its own errors.
  */
-function setStatus(rc: GraphQLRequestContext<GraphQLContext>, result: { data?: unknown; errors?: readonly GraphQLFormattedError[] }): void {
+function setStatus(
+  rc: GraphQLRequestContext<GraphQLContext>,
+  result: { data?: unknown; errors?: readonly GraphQLFormattedError[] },
+): void {
   if (!rc.contextValue.batched && result.data === null && isUnavailable(result.errors)) {
     // Nothing was answered because the database is away: 503, as for REST, so that clients,
     // proxies and load balancers retry it as the outage it is. (Non-null data stays 200 below: the

@@ -77,7 +77,9 @@
         var wsHeaders = null;
         function subscribe(params, opts) {
           if (!window.graphqlWs) {
-            return Promise.resolve({ errors: [{ message: 'Subscriptions need graphql-ws on the server (not installed yet).' }] });
+            return Promise.resolve({
+              errors: [{ message: 'Subscriptions need graphql-ws on the server (not installed yet).' }],
+            });
           }
           var headers = (opts && opts.headers) || {};
           var key = JSON.stringify(headers);
@@ -124,5 +126,6 @@
   if (mode === 'sandbox') sandbox();
   else graphiql();
   // graphql-ws's browser build, for subscriptions, when the server has it.
-  if (root.getAttribute('data-subscriptions') === 'graphql-ws') loadScript(assets + 'graphql-ws.min.js').catch(function () {});
+  if (root.getAttribute('data-subscriptions') === 'graphql-ws')
+    loadScript(assets + 'graphql-ws.min.js').catch(function () {});
 })();

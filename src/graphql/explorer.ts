@@ -22,7 +22,8 @@ import { projectRoot, type Explorer } from '../config';
 export const EXPLORER_ASSETS = '/explorer/';
 
 /** Apollo's embeddable Sandbox (what ApolloServerPluginLandingPageLocalDefault loads). */
-const SANDBOX_SCRIPT = 'https://embeddable-sandbox.cdn.apollographql.com/_latest/embeddable-sandbox.umd.production.min.js';
+const SANDBOX_SCRIPT =
+  'https://embeddable-sandbox.cdn.apollographql.com/_latest/embeddable-sandbox.umd.production.min.js';
 
 /** The package folder of `name` (resolved from here, so it works from src/ and dist/src/). */
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));

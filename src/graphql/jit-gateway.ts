@@ -92,8 +92,7 @@ interface HoistedLiteral {
 }
 
 export type CacheEntry =
-  | { kind: 'jit'; query: CompiledQuery['query']; literals: HoistedLiteral[] }
-  | { kind: 'graphql-js'; reason: string };
+  { kind: 'jit'; query: CompiledQuery['query']; literals: HoistedLiteral[] } | { kind: 'graphql-js'; reason: string };
 
 /**
  * The gateway handed to `new ApolloServer({ gateway })`. Its schema never changes, so
@@ -111,7 +110,8 @@ export class JitGateway implements GatewayInterface {
   private readonly listeners = new Set<SchemaCallback>();
 
   constructor(private readonly schema: GraphQLSchema) {
-    if (schema.getType(PRE_COERCED.name)) throw new Error(`the schema must not define a type named ${PRE_COERCED.name}`);
+    if (schema.getType(PRE_COERCED.name))
+      throw new Error(`the schema must not define a type named ${PRE_COERCED.name}`);
     // The same type objects (and so the same resolvers), plus the pass-through scalar.
     const config = schema.toConfig();
     this.jitSchema = new GraphQLSchema({ ...config, types: [...config.types, PRE_COERCED] });
@@ -142,13 +142,18 @@ export class JitGateway implements GatewayInterface {
       entry = this.compile(rc.document, operation);
       this.cache.set(operation, entry);
       if (entry.kind === 'graphql-js') {
-        (rc.context as GraphQLContext).log.debug({ operationName: rc.operationName, reason: entry.reason }, 'graphql-jit cannot compile the operation; graphql-js executes it');
+        (rc.context as GraphQLContext).log.debug(
+          { operationName: rc.operationName, reason: entry.reason },
+          'graphql-jit cannot compile the operation; graphql-js executes it',
+        );
       }
     }
     if (entry.kind === 'graphql-js') return this.executeWithGraphqlJs(rc);
 
     // As graphql-js `execute` does it (the same call and error limit), so the errors are its own.
-    const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], rc.request.variables ?? {}, { maxErrors: 50 });
+    const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], rc.request.variables ?? {}, {
+      maxErrors: 50,
+    });
     if (coercion.errors) return { errors: coercion.errors };
     const variables = coercion.coerced as Record<string, unknown>;
     for (const literal of entry.literals) {
@@ -231,7 +236,10 @@ function prepareForJit(
     }),
   );
 
-  const variableDefinition = (name: string, type: TypeNode = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: PRE_COERCED.name } }): VariableDefinitionNode => ({
+  const variableDefinition = (
+    name: string,
+    type: TypeNode = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: PRE_COERCED.name } },
+  ): VariableDefinitionNode => ({
     kind: Kind.VARIABLE_DEFINITION,
     variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } },
     type,
@@ -255,15 +263,18 @@ function prepareForJit(
 function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   let found = false;
   const definitions = document.definitions.filter((d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION);
-  visit({ ...document, definitions }, {
-    Field(node) {
-      if (node.name.value === '__schema' || node.name.value === '__type') {
-        found = true;
-        return BREAK;
-      }
-      return undefined;
+  visit(
+    { ...document, definitions },
+    {
+      Field(node) {
+        if (node.name.value === '__schema' || node.name.value === '__type') {
+          found = true;
+          return BREAK;
+        }
+        return undefined;
+      },
     },
-  });
+  );
   return found;
 }
 

@@ -64,18 +64,12 @@ function armorRules(limits: Config['limits'], enabled: 'structure' | 'cost'): Va
   return new ApolloArmor({
     blockFieldSuggestion: off, // Apollo's hideSchemaDetailsFromClientErrors does this (apollo.ts)
     maxTokens: off, // graphql-js parse option, see above
-    maxDepth: structure
-      ? { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false }
-      : off,
-    maxAliases: structure
-      ? { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false }
-      : off,
+    maxDepth: structure ? { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false } : off,
+    maxAliases: structure ? { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false } : off,
     maxDirectives: structure
       ? { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false }
       : off,
-    costLimit: structure
-      ? off
-      : { maxCost: limits.cost, onReject: [reportAs('cost')], propagateOnRejection: false },
+    costLimit: structure ? off : { maxCost: limits.cost, onReject: [reportAs('cost')], propagateOnRejection: false },
   }).protect().validationRules;
 }
 
@@ -83,7 +77,11 @@ function armorRules(limits: Config['limits'], enabled: 'structure' | 'cost'): Va
  * The document as the cost rule should see it: `first`/`last` given as variables replaced by their
  * values, and `first: DEFAULT_PAGE_SIZE` added to fields that page but were given no size.
  */
-export function withPageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): DocumentNode {
+export function withPageSizes(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   const intValue = (n: number) => ({ kind: Kind.INT, value: String(n) }) as const;
   return visit(
@@ -101,7 +99,11 @@ export function withPageSizes(schema: GraphQLSchema, document: DocumentNode, var
           return arg;
         });
         if (!args.some((a) => a.name.value === 'first' || a.name.value === 'last')) {
-          args.push({ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: intValue(DEFAULT_PAGE_SIZE) });
+          args.push({
+            kind: Kind.ARGUMENT,
+            name: { kind: Kind.NAME, value: 'first' },
+            value: intValue(DEFAULT_PAGE_SIZE),
+          });
         }
         return { ...node, arguments: args };
       },
@@ -150,7 +152,11 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
   // the verdict is computed once per document and page sizes instead of on every request (a visit
   // and a validation pass, ~7% of the CPU of a small query before this cache, issue 6).
   const verdicts = new WeakMap<DocumentNode, CostVerdicts>();
-  const costError = (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null => {
+  const costError = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+  ): GraphQLError | null => {
     let cached = verdicts.get(document);
     if (!cached) {
       cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
@@ -181,7 +187,11 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
           async didResolveOperation(rc) {
             const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
             // A fresh error each time: Apollo writes into an error's HTTP extensions.
-            if (verdict) throw new GraphQLError(verdict.message, { originalError: verdict.originalError, extensions: { http: { status: 400, headers: new HeaderMap() } } });
+            if (verdict)
+              throw new GraphQLError(verdict.message, {
+                originalError: verdict.originalError,
+                extensions: { http: { status: 400, headers: new HeaderMap() } },
+              });
           },
         };
       },
@@ -195,5 +205,10 @@ const TOKEN_LIMIT = /Document contains more th\w+ (\d+) tokens/;
 /** graphql-js's token-limit parse error, as the QUERY_TOO_COMPLEX error it stands for. */
 export function tokenLimitError(message: string): QueryTooComplexError | null {
   const match = TOKEN_LIMIT.exec(message);
-  return match ? new QueryTooComplexError('tokens', `Query too complex (tokens limit): the document has more than ${match[1]} tokens`) : null;
+  return match
+    ? new QueryTooComplexError(
+        'tokens',
+        `Query too complex (tokens limit): the document has more than ${match[1]} tokens`,
+      )
+    : null;
 }

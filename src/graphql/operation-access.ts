@@ -34,7 +34,11 @@ import type { GraphQLContext } from './context';
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
 
 /** The schema coordinates (`Query.order`, `Pet.orders`) of the scope table that `operation` reaches. */
-export function guardedCoordinates(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
+export function guardedCoordinates(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): string[] {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const found = new Set<string>();
@@ -44,7 +48,7 @@ export function guardedCoordinates(schema: GraphQLSchema, document: DocumentNode
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        if (name.startsWith('__') || isAbstractType(parent) && !isInterfaceType(parent)) continue;
+        if (name.startsWith('__') || (isAbstractType(parent) && !isInterfaceType(parent))) continue;
         // A field of an interface is reached on every type that implements it.
         const owners = isInterfaceType(parent) ? [parent, ...schema.getPossibleTypes(parent)] : [parent];
         for (const owner of owners) {
@@ -53,7 +57,8 @@ export function guardedCoordinates(schema: GraphQLSchema, document: DocumentNode
         }
         const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
         const type = field && getNamedType(field.type);
-        if (selection.selectionSet && type && (isObjectType(type) || isAbstractType(type))) walk(selection.selectionSet, type);
+        if (selection.selectionSet && type && (isObjectType(type) || isAbstractType(type)))
+          walk(selection.selectionSet, type);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (type && (isObjectType(type) || isAbstractType(type))) walk(selection.selectionSet, type);
@@ -73,12 +78,20 @@ export function guardedCoordinates(schema: GraphQLSchema, document: DocumentNode
 }
 
 /** Throws the refusal of the operation (as Apollo expects it: a GraphQLError with its HTTP head). */
-export function checkOperationAccess(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, caller: Caller | null): void {
+export function checkOperationAccess(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  caller: Caller | null,
+): void {
   const refused = refusal(caller, guardedCoordinates(schema, document, operation));
   if (!refused) return;
   const headers = new HeaderMap();
   if (refused instanceof UnauthenticatedError) headers.set('www-authenticate', refused.challenge);
-  throw new GraphQLError(refused.message, { originalError: refused, extensions: { http: { status: refused.status, headers } } });
+  throw new GraphQLError(refused.message, {
+    originalError: refused,
+    extensions: { http: { status: refused.status, headers } },
+  });
 }
 
 export function operationAccessPlugin(): ApolloServerPlugin<GraphQLContext> {

@@ -11,7 +11,13 @@ import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
 
-export const resolvers = [PetResolver, CategoryResolver, OrderResolver, InventoryResolver, StoreEventsResolver] as const;
+export const resolvers = [
+  PetResolver,
+  CategoryResolver,
+  OrderResolver,
+  InventoryResolver,
+  StoreEventsResolver,
+] as const;
 
 /** Builds the executable schema. `schema.graphql` at the top level is its committed print. */
 export async function createSchema(): Promise<GraphQLSchema> {

@@ -26,7 +26,10 @@ export function labelStability(schema: GraphQLSchema): GraphQLSchema {
       return {
         ...field,
         description: field.description ? `${field.description} ${note}` : note,
-        extensions: { ...field.extensions, directives: { ...(field.extensions?.directives as object), stability: { level } } },
+        extensions: {
+          ...field.extensions,
+          directives: { ...(field.extensions?.directives as object), stability: { level } },
+        },
       };
     },
   });

@@ -97,7 +97,8 @@ const gqlError = (error: AppError) => new GraphQLError(error.message, { original
 /** The token a `connectionParams` object carries: `Authorization`, or `headers.Authorization`, any case. */
 function authorizationParam(params: Record<string, unknown> | undefined): unknown {
   if (!params) return undefined;
-  const find = (o: Record<string, unknown>) => Object.entries(o).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+  const find = (o: Record<string, unknown>) =>
+    Object.entries(o).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
   const direct = find(params);
   if (direct !== undefined) return direct;
   const headers = params.headers;
@@ -138,7 +139,11 @@ export async function registerSubscriptions(
     const formatted = formatError(error.toJSON(), error);
     if (formatted.extensions?.code !== ErrorCode.INTERNAL) return formatted;
     log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error (subscription)');
-    return { ...formatted, message: `${formatted.message} (request id ${requestId})`, extensions: { ...formatted.extensions, requestId } };
+    return {
+      ...formatted,
+      message: `${formatted.message} (request id ${requestId})`,
+      extensions: { ...formatted.extensions, requestId },
+    };
   };
 
   /** Re-checks the keys of open connections after a key change (`''`: every key). */
@@ -149,7 +154,8 @@ export async function registerSubscriptions(
       const caller = await services.apiKeys.authenticate(conn.token).catch(() => undefined);
       if (caller === undefined) continue; // the database is unreachable: the next change re-checks
       if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
-      else if (caller.scopes.join() !== conn.caller.scopes.join()) conn.socket.close(CloseCode.Forbidden, 'Forbidden: the API key\'s scopes changed; reconnect');
+      else if (caller.scopes.join() !== conn.caller.scopes.join())
+        conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
     }
   };
   apiKeyCache?.onChange((payload) => void recheckKeys(payload));
@@ -157,7 +163,8 @@ export async function registerSubscriptions(
   // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
   events.onStateChange((listening) => {
     if (listening) return;
-    for (const conn of connections.values()) conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
+    for (const conn of connections.values())
+      conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
   });
 
   const handler = makeHandler<Record<string, unknown> | undefined, Extra>(
@@ -179,7 +186,10 @@ export async function registerSubscriptions(
         if (param !== undefined) {
           const token = typeof param === 'string' ? BEARER.exec(param)?.[1] : undefined;
           if (!token) {
-            socket.close(CloseCode.Unauthorized, 'Unauthorized: connectionParams.Authorization must be "Bearer <API key>"');
+            socket.close(
+              CloseCode.Unauthorized,
+              'Unauthorized: connectionParams.Authorization must be "Bearer <API key>"',
+            );
             return false;
           }
           const caller = await services.apiKeys.authenticate(token);
@@ -224,18 +234,29 @@ export async function registerSubscriptions(
           document = parse(payload.query, limits.parseOptions);
         } catch (error) {
           const e = error as GraphQLError;
-          return fail(new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }));
+          return fail(
+            new GraphQLError(e.message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+            }),
+          );
         }
         const errors = validate(schema, document, [...specifiedRules, ...limits.validationRules]);
         if (errors.length > 0) {
           return errors.map((e) =>
-            e.originalError ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+            e.originalError
+              ? e
+              : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
           );
         }
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return fail(new BadRequestError('Unable to identify the operation (operationName?)'));
         if (operation.operation !== 'subscription') {
-          return fail(new BadRequestError('Only subscriptions are served over WebSocket; send queries and mutations over HTTP'));
+          return fail(
+            new BadRequestError('Only subscriptions are served over WebSocket; send queries and mutations over HTTP'),
+          );
         }
         const variables = payload.variables ?? {};
         const cost = limits.costError(schema, document, variables);
@@ -258,10 +279,19 @@ export async function registerSubscriptions(
             events.hub.subscribe(select, {
               maxBuffered: settings.bufferedEvents,
               onOverflow: () =>
-                socket.close(TRY_AGAIN_LATER, `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`),
+                socket.close(
+                  TRY_AGAIN_LATER,
+                  `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
+                ),
             }),
         };
-        const args: ExecutionArgs = { schema, document, operationName: payload.operationName, variableValues: variables, contextValue };
+        const args: ExecutionArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: variables,
+          contextValue,
+        };
         return args;
       },
       onNext(_ctx, id, _payload, args, result) {
@@ -291,13 +321,17 @@ export async function registerSubscriptions(
         await new Promise((r) => setTimeout(r, 10));
       }
       const closed = [...connections.keys()].map(
-        (socket) => new Promise<void>((resolve) => {
-          socket.once('close', () => resolve());
-          socket.close(GOING_AWAY, 'Server shutting down');
-        }),
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.once('close', () => resolve());
+            socket.close(GOING_AWAY, 'Server shutting down');
+          }),
       );
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(closed), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500)))]);
+      await Promise.race([
+        Promise.all(closed),
+        new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500))),
+      ]);
       clearTimeout(timer);
       for (const socket of connections.keys()) socket.terminate();
       this.websocketServer.close();
@@ -308,12 +342,16 @@ export async function registerSubscriptions(
     async checkUpgrade(request, reply) {
       if (!request.ws) return;
       if (!originAllowed(request, config.cors.origins)) {
-        throw new ForbiddenError(`Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`);
+        throw new ForbiddenError(
+          `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
+        );
       }
       if ((perAddress.get(request.ip) ?? 0) >= settings.connectionsPerAddress) {
         // No schedule frees a slot; a few seconds is a polite first retry.
         void reply.header('retry-after', '5');
-        throw new RateLimitedError(`Too many WebSocket connections from this address (at most ${settings.connectionsPerAddress})`);
+        throw new RateLimitedError(
+          `Too many WebSocket connections from this address (at most ${settings.connectionsPerAddress})`,
+        );
       }
     },
     wsHandler(this: FastifyInstance, socket, request) {
@@ -346,8 +384,13 @@ export function subscriptionsOverHttpPlugin(): ApolloServerPlugin<GraphQLContext
       return {
         async didResolveOperation(rc) {
           if (rc.operation?.operation !== 'subscription') return;
-          const cause = new BadRequestError('Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP');
-          throw new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400, headers: new HeaderMap() } } });
+          const cause = new BadRequestError(
+            'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
+          );
+          throw new GraphQLError(cause.message, {
+            originalError: cause,
+            extensions: { http: { status: 400, headers: new HeaderMap() } },
+          });
         },
       };
     },

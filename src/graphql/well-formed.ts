@@ -40,8 +40,13 @@ export function wellFormedVariablesPlugin(): ApolloServerPlugin<GraphQLContext> 
           for (const [name, value] of Object.entries(rc.request.variables ?? {})) {
             const path = illFormedStringPath(value, `$${name}`);
             if (!path) continue;
-            const error = new ValidationError(`Variable ${path} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`);
-            throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 400, headers: new HeaderMap() } } });
+            const error = new ValidationError(
+              `Variable ${path} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`,
+            );
+            throw new GraphQLError(error.message, {
+              originalError: error,
+              extensions: { http: { status: 400, headers: new HeaderMap() } },
+            });
           }
         },
       };

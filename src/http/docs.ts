@@ -21,9 +21,14 @@ function perOperationTryItOut() {
       spec: {
         wrapSelectors: {
           allowTryItOutFor:
-            (original: (...args: unknown[]) => boolean, system: { specSelectors: { specJson(): { getIn(path: string[]): unknown } } }) =>
+            (
+              original: (...args: unknown[]) => boolean,
+              system: { specSelectors: { specJson(): { getIn(path: string[]): unknown } } },
+            ) =>
             (state: unknown, path: string, method: string) => {
-              const enabled = system.specSelectors.specJson().getIn(['paths', path, method, 'x-readme', 'explorer-enabled']);
+              const enabled = system.specSelectors
+                .specJson()
+                .getIn(['paths', path, method, 'x-readme', 'explorer-enabled']);
               return enabled === false ? false : original(state, path, method);
             },
         },

@@ -146,7 +146,11 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     const allow = allowedMethods(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
-      return sendError(request, reply, new MethodNotAllowedError(`${request.method} is not allowed on ${path}`, allow).toBody());
+      return sendError(
+        request,
+        reply,
+        new MethodNotAllowedError(`${request.method} is not allowed on ${path}`, allow).toBody(),
+      );
     }
     return sendError(request, reply, {
       code: ErrorCode.NOT_FOUND,

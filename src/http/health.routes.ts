@@ -19,7 +19,10 @@ export interface HealthOptions {
  * works and still limits, per process). 503 `unavailable` means the database did not answer in time.
  * `checks` says which dependency is in which state.
  */
-export async function healthRoutes(app: FastifyInstance, { db, rateLimitStore, timeoutMs }: HealthOptions): Promise<void> {
+export async function healthRoutes(
+  app: FastifyInstance,
+  { db, rateLimitStore, timeoutMs }: HealthOptions,
+): Promise<void> {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     let timer: NodeJS.Timeout | undefined;

@@ -74,7 +74,12 @@ function failoverStore(redis: Redis, prefix: string): StoreClass {
     }
     incr(key: string, cb: StoreCallback, timeWindow: number, max: number): void {
       if (redis.status !== 'ready') return this.#local.incr(key, cb, timeWindow, max);
-      this.#redis.incr(key, (err, res) => (err ? this.#local.incr(key, cb, timeWindow, max) : cb(null, res)), timeWindow, max);
+      this.#redis.incr(
+        key,
+        (err, res) => (err ? this.#local.incr(key, cb, timeWindow, max) : cb(null, res)),
+        timeWindow,
+        max,
+      );
     }
     child(): Store {
       return this;
@@ -102,8 +107,17 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
     if (up === now) return;
     const before = up;
     up = now;
-    if (now) app.log.info(before === null ? 'rate-limit Redis connected: counters shared by every process' : 'rate-limit Redis is back: counters shared again');
-    else app.log.warn({ err: err ? { message: err.message } : undefined }, 'rate-limit Redis unavailable: counting per process in memory until it is back');
+    if (now)
+      app.log.info(
+        before === null
+          ? 'rate-limit Redis connected: counters shared by every process'
+          : 'rate-limit Redis is back: counters shared again',
+      );
+    else
+      app.log.warn(
+        { err: err ? { message: err.message } : undefined },
+        'rate-limit Redis unavailable: counting per process in memory until it is back',
+      );
   };
   redis.on('ready', () => report(true));
   // A command that timed out on a live connection (a busy Redis or host) is no outage: that request
@@ -138,7 +152,9 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     reply.header('ratelimit-reset', result.ttlInSeconds);
     if (result.isExceeded) {
       reply.header('retry-after', result.ttlInSeconds);
-      throw new RateLimitedError(`Rate limit of ${result.max} requests exceeded; retry in ${result.ttlInSeconds} seconds`);
+      throw new RateLimitedError(
+        `Rate limit of ${result.max} requests exceeded; retry in ${result.ttlInSeconds} seconds`,
+      );
     }
   };
   return {

@@ -18,7 +18,8 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'h
  * token...): their values are replaced in every URL that is logged. Matched case-insensitively,
  * also as the end of a longer name (`x_api_key`, `refreshToken`).
  */
-const CREDENTIAL_PARAM = /(access_token|api_?key|apikey|key|token|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session)$/i;
+const CREDENTIAL_PARAM =
+  /(access_token|api_?key|apikey|key|token|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session)$/i;
 export const REDACTED = '[REDACTED]';
 
 /** The URL with the values of credential-like query parameters replaced by `[REDACTED]`. */

@@ -147,10 +147,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
           if (counts) this.set(pick(counts));
         },
       });
-    pool('db_pool_connections_in_use', 'PostgreSQL pool connections checked out (total - idle)', (c) => c.totalCount - c.idleCount);
+    pool(
+      'db_pool_connections_in_use',
+      'PostgreSQL pool connections checked out (total - idle)',
+      (c) => c.totalCount - c.idleCount,
+    );
     pool('db_pool_connections_idle', 'PostgreSQL pool connections open and idle', (c) => c.idleCount);
     pool('db_pool_connections_total', 'PostgreSQL pool connections open', (c) => c.totalCount);
-    pool('db_pool_waiting_requests', 'Queries waiting for a pool connection (all connections in use)', (c) => c.waitingCount);
+    pool(
+      'db_pool_waiting_requests',
+      'Queries waiting for a pool connection (all connections in use)',
+      (c) => c.waitingCount,
+    );
   }
   if (options.apiKeyCache) {
     const read = options.apiKeyCache;
@@ -172,7 +180,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
       });
     };
     fromTally('api_key_cache_hits_total', 'API-key authentications answered from the process cache', (c) => c.hits);
-    fromTally('api_key_cache_misses_total', 'API-key authentications that read the database (not cached, or cache off while not listening)', (c) => c.misses);
+    fromTally(
+      'api_key_cache_misses_total',
+      'API-key authentications that read the database (not cached, or cache off while not listening)',
+      (c) => c.misses,
+    );
   }
 
   const names = new OperationNames(options.maxOperationNames);
@@ -229,7 +241,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
           server.listen(listen.port, listen.host, () => {
             server.off('error', reject);
             const address = server.address();
-            app.log.info({ metrics: typeof address === 'object' && address ? `http://${listen.host}:${address.port}/metrics` : address }, 'metrics listening');
+            app.log.info(
+              {
+                metrics:
+                  typeof address === 'object' && address ? `http://${listen.host}:${address.port}/metrics` : address,
+              },
+              'metrics listening',
+            );
             resolve();
           });
         });

@@ -49,17 +49,14 @@ export function tracePglite(pglite: PGlite): void {
   wrapQueries(pglite);
   const transaction = pglite.transaction.bind(pglite);
   pglite.transaction = (<T>(callback: (tx: Transaction) => Promise<T>) =>
-    tracer().startActiveSpan(
-      'pg.transaction',
-      { kind: SpanKind.CLIENT, attributes: DB },
-      (span) =>
-        ended(span, () =>
-          transaction((tx) => {
-            // Prisma sends a transaction's statements from its own flow, not from inside this
-            // callback, so they are parented to the transaction's span explicitly.
-            wrapQueries(tx, span);
-            return callback(tx);
-          }),
-        ),
+    tracer().startActiveSpan('pg.transaction', { kind: SpanKind.CLIENT, attributes: DB }, (span) =>
+      ended(span, () =>
+        transaction((tx) => {
+          // Prisma sends a transaction's statements from its own flow, not from inside this
+          // callback, so they are parented to the transaction's span explicitly.
+          wrapQueries(tx, span);
+          return callback(tx);
+        }),
+      ),
     )) as PGlite['transaction'];
 }

@@ -28,13 +28,14 @@ if (!tracingEnabled() && tracingRequested(process.env)) {
   process.env.OTEL_SERVICE_NAME ??= 'petstore-gateway';
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  // Loaded here only: the SDK and its exporters are tens of modules.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // Loaded here only, when tracing is on: the SDK and its exporters are tens of modules.
+  /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } =
+    require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const probes = new Set(['/healthz', '/readyz']);
   const sdk = new NodeSDK({
     instrumentations: [

@@ -53,7 +53,11 @@ export function traceIds(): { trace_id: string; span_id: string } | Record<strin
 }
 
 /** Runs `fn` inside a new active span, ended (with the error recorded) when its promise settles. */
-export async function inSpan<T>(name: string, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  attributes: Record<string, string | number>,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   return tracer().startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await fn(span);

@@ -35,7 +35,11 @@ function recordingFetch() {
   const received: number[] = [];
   const fetchFn: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
-    sent.push({ method: init?.method ?? 'GET', contentType: headers.get('content-type'), body: typeof init?.body === 'string' ? init.body : null });
+    sent.push({
+      method: init?.method ?? 'GET',
+      contentType: headers.get('content-type'),
+      body: typeof init?.body === 'string' ? init.body : null,
+    });
     const res = await fetch(input, init);
     received.push(res.status);
     return res;
@@ -56,7 +60,8 @@ function raw(url: string, options: { method?: string; headers?: Record<string, s
   });
 }
 
-const apollo = (link: ConstructorParameters<typeof ApolloClient>[0]['link']) => new ApolloClient({ link, cache: new InMemoryCache() });
+const apollo = (link: ConstructorParameters<typeof ApolloClient>[0]['link']) =>
+  new ApolloClient({ link, cache: new InMemoryCache() });
 
 describe('GraphQL clients against a real server', () => {
   let t: ListeningApp;
@@ -83,14 +88,19 @@ describe('GraphQL clients against a real server', () => {
     it('refuses an anonymous operation that reaches a protected field as a whole (401, no data), and answers 200 with data once it runs', async () => {
       const client = new GraphQLClient(endpoint, { errorPolicy: 'all' });
       const error: ClientError = await client.request('{ pets(first: 1) { totalCount } order(id: "1") { id } }').then(
-        () => { throw new Error('expected a ClientError'); },
+        () => {
+          throw new Error('expected a ClientError');
+        },
         (e: unknown) => e as ClientError,
       );
       expect(error).toBeInstanceOf(ClientError);
       expect(error.response.status).toBe(401);
       expect(error.response.data).toBeUndefined();
       expect(error.response.errors).toEqual([
-        { message: expect.stringContaining('Query.order (orders:read)'), extensions: { code: 'UNAUTHENTICATED', status: 401 } },
+        {
+          message: expect.stringContaining('Query.order (orders:read)'),
+          extensions: { code: 'UNAUTHENTICATED', status: 401 },
+        },
       ]);
       expect(error.response.headers.get('www-authenticate')).toBe('Bearer');
 
@@ -103,7 +113,9 @@ describe('GraphQL clients against a real server', () => {
       expect(result.status).toBe(200);
       expect(result.data.pets.totalCount).toEqual(expect.any(Number));
       expect(result.data.bad).toBeNull();
-      expect(result.errors).toEqual([expect.objectContaining({ path: ['bad', 'pets'], extensions: { code: 'VALIDATION_FAILED', status: 400 } })]);
+      expect(result.errors).toEqual([
+        expect.objectContaining({ path: ['bad', 'pets'], extensions: { code: 'VALIDATION_FAILED', status: 400 } }),
+      ]);
     });
 
     it('refuses a mutation whose selection reaches a field the key may not use before it runs (403, nothing ordered); one that runs and fails is 200 with data null', async () => {
@@ -125,10 +137,9 @@ describe('GraphQL clients against a real server', () => {
       // A mutation that runs and fails (a non-null root field): data null, 200, its error's own status.
       const scarce = await makePet(t, { stock: 1 });
       const all = new GraphQLClient(endpoint, { headers: writeOrders, errorPolicy: 'all' });
-      const result = await all.rawRequest(
-        'mutation($input: NewOrder!) { placeOrder(input: $input) { id } }',
-        { input: { petId: scarce.id.toString(), quantity: 5 } },
-      );
+      const result = await all.rawRequest('mutation($input: NewOrder!) { placeOrder(input: $input) { id } }', {
+        input: { petId: scarce.id.toString(), quantity: 5 },
+      });
       expect(result.status).toBe(200);
       expect(result.data).toBeNull();
       expect(result.errors?.[0]?.extensions).toEqual({ code: 'OUT_OF_STOCK', status: 409 });
@@ -151,7 +162,12 @@ describe('GraphQL clients against a real server', () => {
     it('serves urql with its defaults (GET, no Content-Type), anonymous and with a key', async () => {
       for (const headers of [{}, readOrders]) {
         const { fetchFn, sent } = recordingFetch();
-        const client = new UrqlClient({ url: endpoint, exchanges: [fetchExchange], fetch: fetchFn, fetchOptions: { headers } });
+        const client = new UrqlClient({
+          url: endpoint,
+          exchanges: [fetchExchange],
+          fetch: fetchFn,
+          fetchOptions: { headers },
+        });
         const result = await client.query(query, {}).toPromise();
         expect(result.error).toBeUndefined();
         expect(result.data).toEqual({ pets: { totalCount: expect.any(Number) } });
@@ -181,14 +197,25 @@ describe('GraphQL clients against a real server', () => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(res.headers.get('content-type')).toContain(GRAPHQL_RESPONSE);
-      expect(await res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } }] });
+      expect(await res.json()).toEqual({
+        errors: [{ message: expect.any(String), extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } }],
+      });
     });
 
     it('refuses text/plain and form-encoded POSTs (what a cross-site form sends) with 415', async () => {
-      for (const body of ['{"query":"mutation { deletePet(id: \\"1\\") { id } }"}', new URLSearchParams({ query: '{ __typename }' })]) {
-        const res = await fetch(endpoint, { method: 'POST', body, headers: typeof body === 'string' ? { 'content-type': 'text/plain' } : {} });
+      for (const body of [
+        '{"query":"mutation { deletePet(id: \\"1\\") { id } }"}',
+        new URLSearchParams({ query: '{ __typename }' }),
+      ]) {
+        const res = await fetch(endpoint, {
+          method: 'POST',
+          body,
+          headers: typeof body === 'string' ? { 'content-type': 'text/plain' } : {},
+        });
         expect(res.status).toBe(415);
-        expect(await res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 } }] });
+        expect(await res.json()).toEqual({
+          errors: [{ message: expect.any(String), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 } }],
+        });
       }
     });
   });
@@ -197,9 +224,15 @@ describe('GraphQL clients against a real server', () => {
     it('compresses GraphQL, REST and /openapi.json answers with br or gzip as asked', async () => {
       const category = (await makePet(t)).categoryId;
       for (let i = 0; i < 30; i++) await makePet(t, { categoryId: category });
-      const body = JSON.stringify({ query: '{ pets(first: 100) { nodes { id name status categoryId category { name } } } }' });
+      const body = JSON.stringify({
+        query: '{ pets(first: 100) { nodes { id name status categoryId category { name } } } }',
+      });
       const post = (encoding?: string) =>
-        raw(endpoint, { method: 'POST', body, headers: { 'content-type': 'application/json', ...(encoding ? { 'accept-encoding': encoding } : {}) } });
+        raw(endpoint, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...(encoding ? { 'accept-encoding': encoding } : {}) },
+        });
       const plain = await post();
       expect(plain.headers['content-encoding']).toBeUndefined();
       expect(plain.body.length).toBeGreaterThan(2048);
@@ -211,13 +244,17 @@ describe('GraphQL clients against a real server', () => {
       expect(gzip.headers['content-encoding']).toBe('gzip');
       expect(zlib.gunzipSync(gzip.body).toString()).toBe(plain.body.toString());
 
-      const orders = await raw(`${t.url}/store/orders?limit=100`, { headers: { ...t.admin, 'accept-encoding': 'gzip' } });
+      const orders = await raw(`${t.url}/store/orders?limit=100`, {
+        headers: { ...t.admin, 'accept-encoding': 'gzip' },
+      });
       expect(orders.status).toBe(200);
       const openapi = await raw(`${t.url}/openapi.json`, { headers: { 'accept-encoding': 'br' } });
       expect(openapi.headers['content-encoding']).toBe('br');
       expect(JSON.parse(zlib.brotliDecompressSync(openapi.body).toString()).openapi).toBe('3.0.3');
       // Small answers go out as they are.
-      const small = await raw(`${endpoint}?query=${encodeURIComponent('{ __typename }')}`, { headers: { 'accept-encoding': 'br, gzip' } });
+      const small = await raw(`${endpoint}?query=${encodeURIComponent('{ __typename }')}`, {
+        headers: { 'accept-encoding': 'br, gzip' },
+      });
       expect(small.headers['content-encoding']).toBeUndefined();
     });
   });
@@ -236,13 +273,23 @@ describe('GraphQL clients against a real server', () => {
   describe('error answers (item 5)', () => {
     it('gives Apollo Client 4 the code of a 401 for an invalid key (the media type it asked for)', async () => {
       const { fetchFn } = recordingFetch();
-      const client = apollo(new HttpLink({ uri: endpoint, fetch: fetchFn, headers: { authorization: 'Bearer pk_not_a_key' } }));
-      const { error } = await client.query({ query: gql('{ pets(first: 1) { totalCount } }'), fetchPolicy: 'no-cache', errorPolicy: 'all' });
+      const client = apollo(
+        new HttpLink({ uri: endpoint, fetch: fetchFn, headers: { authorization: 'Bearer pk_not_a_key' } }),
+      );
+      const { error } = await client.query({
+        query: gql('{ pets(first: 1) { totalCount } }'),
+        fetchPolicy: 'no-cache',
+        errorPolicy: 'all',
+      });
       expect(CombinedGraphQLErrors.is(error)).toBe(true);
       expect((error as CombinedGraphQLErrors).errors[0]!.extensions).toEqual({ code: 'UNAUTHENTICATED', status: 401 });
       const res = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: `${GRAPHQL_RESPONSE}, application/json;q=0.9`, authorization: 'Bearer nope' },
+        headers: {
+          'content-type': 'application/json',
+          accept: `${GRAPHQL_RESPONSE}, application/json;q=0.9`,
+          authorization: 'Bearer nope',
+        },
         body: JSON.stringify({ query: '{ __typename }' }),
       });
       expect(res.status).toBe(401);
@@ -253,10 +300,15 @@ describe('GraphQL clients against a real server', () => {
       const res = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-request-id': 'req-apq-mismatch' },
-        body: JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }),
+        body: JSON.stringify({
+          query: '{ __typename }',
+          extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } },
+        }),
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', status: 400 } }] });
+      expect(await res.json()).toEqual({
+        errors: [{ message: expect.any(String), extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', status: 400 } }],
+      });
       expect(logLines.filter((l) => l.reqId === 'req-apq-mismatch' && /unexpected/.test(l.msg ?? ''))).toEqual([]);
     });
 
@@ -276,7 +328,10 @@ describe('GraphQL clients against a real server', () => {
       const client = new GraphQLClient(endpoint, { headers: t.admin });
       for (const [query, variables] of [
         ['mutation($n: String!) { createCategory(input: { name: $n }) { id } }', { n: '\ud800x' }],
-        ['mutation($i: NewCategory!) { createCategory(input: $i) { id } }', { i: { name: 'ok', description: 'a \udc00 b' } }],
+        [
+          'mutation($i: NewCategory!) { createCategory(input: $i) { id } }',
+          { i: { name: 'ok', description: 'a \udc00 b' } },
+        ],
         ['mutation { createCategory(input: { name: "\\ud800x" }) { id } }', undefined],
       ] as const) {
         const error = (await client.request(query, variables).catch((e: unknown) => e)) as ClientError;
@@ -290,7 +345,9 @@ describe('GraphQL clients against a real server', () => {
   describe('batches (item 6)', () => {
     it("answers Apollo's BatchHttpLink, one request for several operations", async () => {
       const { fetchFn, sent } = recordingFetch();
-      const client = apollo(new BatchHttpLink({ uri: endpoint, fetch: fetchFn, batchInterval: 20, headers: readOrders }));
+      const client = apollo(
+        new BatchHttpLink({ uri: endpoint, fetch: fetchFn, batchInterval: 20, headers: readOrders }),
+      );
       const [a, b] = await Promise.all([
         client.query({ query: gql('query A { pets(first: 1) { totalCount } }'), fetchPolicy: 'no-cache' }),
         client.query({ query: gql('query B { orders(first: 1) { totalCount } }'), fetchPolicy: 'no-cache' }),
@@ -304,11 +361,22 @@ describe('GraphQL clients against a real server', () => {
     it('answers each operation of a batch with its own errors (a refused one does not take the others down)', async () => {
       const client = apollo(new BatchHttpLink({ uri: endpoint, batchInterval: 20 }));
       const [ok, refused] = await Promise.all([
-        client.query({ query: gql('query Ok { pets(first: 1) { totalCount } }'), fetchPolicy: 'no-cache', errorPolicy: 'all' }),
-        client.query({ query: gql('query Refused { orders(first: 1) { totalCount } }'), fetchPolicy: 'no-cache', errorPolicy: 'all' }),
+        client.query({
+          query: gql('query Ok { pets(first: 1) { totalCount } }'),
+          fetchPolicy: 'no-cache',
+          errorPolicy: 'all',
+        }),
+        client.query({
+          query: gql('query Refused { orders(first: 1) { totalCount } }'),
+          fetchPolicy: 'no-cache',
+          errorPolicy: 'all',
+        }),
       ]);
       expect(ok.data).toMatchObject({ pets: { totalCount: expect.any(Number) } });
-      expect((refused.error as CombinedGraphQLErrors).errors[0]!.extensions).toEqual({ code: 'UNAUTHENTICATED', status: 401 });
+      expect((refused.error as CombinedGraphQLErrors).errors[0]!.extensions).toEqual({
+        code: 'UNAUTHENTICATED',
+        status: 401,
+      });
     });
 
     it('refuses a batch larger than GRAPHQL_BATCH_MAX (10) with 400', async () => {
@@ -318,13 +386,20 @@ describe('GraphQL clients against a real server', () => {
         body: JSON.stringify(Array.from({ length: 11 }, () => ({ query: '{ __typename }' }))),
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ errors: [{ message: expect.stringContaining('at most 10'), extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+      expect(await res.json()).toEqual({
+        errors: [{ message: expect.stringContaining('at most 10'), extensions: { code: 'BAD_REQUEST', status: 400 } }],
+      });
     });
   });
 
   describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
     it('passes every audit: no error, and only the documented warnings', async () => {
-      const results = await Promise.all(serverAudits({ url: endpoint, fetchFn: fetch }).map(async (audit) => ({ ...(await audit.fn()), name: audit.name })));
+      const results = await Promise.all(
+        serverAudits({ url: endpoint, fetchFn: fetch }).map(async (audit) => ({
+          ...(await audit.fn()),
+          name: audit.name,
+        })),
+      );
       const byStatus = (s: string) => results.filter((r) => r.status === s).map((r) => r.name);
       expect(byStatus('error')).toEqual([]);
       // GET queries without a preflight header are served (on main these were 3 notices).
@@ -351,13 +426,31 @@ describe('rate limit and CORS as browser and batching clients see them', () => {
   it('exposes the rate-limit, paging, lifecycle and request-id headers to browser code (item 8)', async () => {
     const preflight = await raw(`${t.url}/graphql`, {
       method: 'OPTIONS',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, authorization',
+      },
     });
     expect(preflight.status).toBe(204);
-    const actual = await raw(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { origin: ORIGIN } });
+    const actual = await raw(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { origin: ORIGIN },
+    });
     expect(actual.headers['access-control-allow-origin']).toBe(ORIGIN);
-    const exposed = String(actual.headers['access-control-expose-headers']).split(/,\s*/).map((h) => h.toLowerCase());
-    for (const header of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-request-id', 'x-total-count', 'link', 'deprecation', 'sunset']) {
+    const exposed = String(actual.headers['access-control-expose-headers'])
+      .split(/,\s*/)
+      .map((h) => h.toLowerCase());
+    for (const header of [
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'retry-after',
+      'x-request-id',
+      'x-total-count',
+      'link',
+      'deprecation',
+      'sunset',
+    ]) {
       expect(exposed).toContain(header);
     }
     expect(actual.headers['ratelimit-remaining']).toBeDefined();
@@ -367,13 +460,21 @@ describe('rate limit and CORS as browser and batching clients see them', () => {
     // The preflight is not limited; the GET above used 1 of 4. A batch of 3 uses the rest.
     const client = apollo(new BatchHttpLink({ uri: `${t.url}/graphql`, batchInterval: 20 }));
     const results = await Promise.all(
-      ['A', 'B', 'C'].map((name) => client.query({ query: gql(`query ${name} { __typename }`), fetchPolicy: 'no-cache' })),
+      ['A', 'B', 'C'].map((name) =>
+        client.query({ query: gql(`query ${name} { __typename }`), fetchPolicy: 'no-cache' }),
+      ),
     );
-    expect(results.map((r) => r.data)).toEqual([{ __typename: 'Query' }, { __typename: 'Query' }, { __typename: 'Query' }]);
+    expect(results.map((r) => r.data)).toEqual([
+      { __typename: 'Query' },
+      { __typename: 'Query' },
+      { __typename: 'Query' },
+    ]);
     const single = apollo(new HttpLink({ uri: `${t.url}/graphql` }));
     const { error } = await single.query({ query: gql('{ __typename }'), fetchPolicy: 'no-cache', errorPolicy: 'all' });
     expect((error as CombinedGraphQLErrors).errors[0]!.extensions).toEqual({ code: 'RATE_LIMITED', status: 429 });
-    const res = await raw(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: GRAPHQL_RESPONSE, origin: ORIGIN } });
+    const res = await raw(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: GRAPHQL_RESPONSE, origin: ORIGIN },
+    });
     expect(res.status).toBe(429);
     expect(res.headers['content-type']).toBe(`${GRAPHQL_RESPONSE}; charset=utf-8`);
     expect(res.headers['retry-after']).toBeDefined();

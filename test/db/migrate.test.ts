@@ -40,7 +40,11 @@ describe('migrations', () => {
   it('rolls back a failing migration and records nothing of it', async () => {
     const broken = [
       ...readMigrations(),
-      { name: '29991231000000_broken', sql: 'CREATE TABLE half_done (id int); SELECT no_such_function();', checksum: 'x' },
+      {
+        name: '29991231000000_broken',
+        sql: 'CREATE TABLE half_done (id int); SELECT no_such_function();',
+        checksum: 'x',
+      },
     ];
     await expect(migrate(t.db, broken)).rejects.toThrow(/29991231000000_broken failed/);
     const tables = await t.db.prisma.$queryRaw<{ n: number }[]>`

@@ -27,7 +27,9 @@ describe('database scripts on the embedded database', () => {
   it('db:seed loads the demo catalogue through the store rules, once', async () => {
     const seeded = await runScript('prisma/seed.js', [], env);
     expect(seeded).toMatchObject({ code: 0, stdout: 'seeded 5 categories and 17 pets\n' });
-    expect((await runScript('prisma/seed.js', [], env)).stdout).toBe('the database already has categories; seeding skipped\n');
+    expect((await runScript('prisma/seed.js', [], env)).stdout).toBe(
+      'the database already has categories; seeding skipped\n',
+    );
 
     const db = await createDatabase({ kind: 'pglite', dataDir });
     try {

@@ -29,7 +29,10 @@ describe('the store-rules migration', () => {
 
   it('settles the status of existing pets and then enforces the stock checks', async () => {
     const all = readMigrations();
-    const before = all.slice(0, all.findIndex((m) => m.name === STORE_RULES));
+    const before = all.slice(
+      0,
+      all.findIndex((m) => m.name === STORE_RULES),
+    );
     await migrate(db, before);
     const legacy = [
       // name, status, stock, open orders
@@ -45,9 +48,13 @@ describe('the store-rules migration', () => {
       await db.prisma.$executeRawUnsafe(
         `INSERT INTO pets (id, name, category_id, status, updated_at) VALUES (${i + 1}, '${name}', 1, '${status}', now())`,
       );
-      await db.prisma.$executeRawUnsafe(`INSERT INTO inventory_items (pet_id, quantity, updated_at) VALUES (${i + 1}, ${stock}, now())`);
+      await db.prisma.$executeRawUnsafe(
+        `INSERT INTO inventory_items (pet_id, quantity, updated_at) VALUES (${i + 1}, ${stock}, now())`,
+      );
       for (let n = 0; n < open; n++) {
-        await db.prisma.$executeRawUnsafe(`INSERT INTO orders (pet_id, quantity, updated_at) VALUES (${i + 1}, 1, now())`);
+        await db.prisma.$executeRawUnsafe(
+          `INSERT INTO orders (pet_id, quantity, updated_at) VALUES (${i + 1}, 1, now())`,
+        );
       }
     }
 
@@ -57,7 +64,11 @@ describe('the store-rules migration', () => {
       'SELECT name, status::text AS status FROM pets ORDER BY id',
     );
     expect(rows).toEqual(legacy.map(([name, , , , expected]) => ({ name, status: expected })));
-    await expect(db.prisma.$executeRawUnsafe('UPDATE inventory_items SET quantity = -1 WHERE pet_id = 1')).rejects.toThrow();
-    await expect(db.prisma.$executeRawUnsafe('INSERT INTO orders (pet_id, quantity, updated_at) VALUES (1, 0, now())')).rejects.toThrow();
+    await expect(
+      db.prisma.$executeRawUnsafe('UPDATE inventory_items SET quantity = -1 WHERE pet_id = 1'),
+    ).rejects.toThrow();
+    await expect(
+      db.prisma.$executeRawUnsafe('INSERT INTO orders (pet_id, quantity, updated_at) VALUES (1, 0, now())'),
+    ).rejects.toThrow();
   });
 });

@@ -10,7 +10,14 @@
  *    then recovery when the database answers again.
  */
 import { Client } from 'pg';
-import { PLACE_ORDER, gql, petInStock, startGateway, type GatewayFixture, type Reply } from '../helpers/gateway-fixture';
+import {
+  PLACE_ORDER,
+  gql,
+  petInStock,
+  startGateway,
+  type GatewayFixture,
+  type Reply,
+} from '../helpers/gateway-fixture';
 import { pollUntil } from '../helpers/poll';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { usingPostgres } from '../helpers/test-database';
@@ -68,14 +75,25 @@ describeWithPostgres('losing PostgreSQL', () => {
         try {
           replies.push(await gql(url, PLACE_ORDER, { p: petId }, fixture!.admin));
         } catch (error) {
-          replies.push({ status: 0, errors: [{ message: String(error), extensions: { code: 'NO ANSWER', status: 0 } }] });
+          replies.push({
+            status: 0,
+            errors: [{ message: String(error), extensions: { code: 'NO ANSWER', status: 0 } }],
+          });
         }
       }
     });
-    await pollUntil(async () => replies.length, (n) => n >= 100, 30_000);
+    await pollUntil(
+      async () => replies.length,
+      (n) => n >= 100,
+      30_000,
+    );
     const [{ name }] = await sql<{ name: string }>(databaseUrl, 'SELECT current_database() AS name');
     const terminate = () =>
-      sql(databaseUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      sql(
+        databaseUrl,
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
     const terminated = await terminate();
     expect(terminated.length).toBeGreaterThan(1);
     await new Promise((r) => setTimeout(r, 200));
@@ -85,21 +103,33 @@ describeWithPostgres('losing PostgreSQL', () => {
     await Promise.all(writers);
 
     // Recovered without a restart.
-    expect(await pollUntil(() => answers(url, petId), (ok) => ok, 20_000)).toBe(true);
+    expect(
+      await pollUntil(
+        () => answers(url, petId),
+        (ok) => ok,
+        20_000,
+      ),
+    ).toBe(true);
     const outcomes = new Set(replies.map(codeOf));
     // Every request got an answer: placed, or refused as the outage it was (never hanging, never INTERNAL).
     expect([...outcomes].filter((c) => c !== 'OK' && c !== 'UNAVAILABLE')).toEqual([]);
     expect(replies.filter((r) => codeOf(r) === 'UNAVAILABLE').every((r) => r.status === 503)).toBe(true);
 
     const acknowledged = replies.filter((r) => codeOf(r) === 'OK').map((r) => BigInt(r.data!.placeOrder.id));
-    const [stock] = await sql<{ quantity: number }>(databaseUrl, 'SELECT quantity FROM inventory_items WHERE pet_id = $1', [petId]);
+    const [stock] = await sql<{ quantity: number }>(
+      databaseUrl,
+      'SELECT quantity FROM inventory_items WHERE pet_id = $1',
+      [petId],
+    );
     const [ordered] = await sql<{ total: string; count: string }>(
       databaseUrl,
       'SELECT COALESCE(SUM(quantity), 0) AS total, COUNT(*) AS count FROM orders WHERE pet_id = $1',
       [petId],
     );
     expect(stock!.quantity + Number(ordered!.total)).toBe(initial);
-    const stored = await sql<{ id: string }>(databaseUrl, 'SELECT id FROM orders WHERE id = ANY($1::bigint[])', [acknowledged.map(String)]);
+    const stored = await sql<{ id: string }>(databaseUrl, 'SELECT id FROM orders WHERE id = ANY($1::bigint[])', [
+      acknowledged.map(String),
+    ]);
     expect(stored).toHaveLength(acknowledged.length);
     // And writes work again.
     expect(codeOf(await gql(url, PLACE_ORDER, { p: petId }, fixture.admin))).toBe('OK');
@@ -109,7 +139,13 @@ describeWithPostgres('losing PostgreSQL', () => {
     const target = new URL(process.env.TEST_DATABASE_URL!);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     fixture = await startGateway(
-      { NODE_ENV: 'production', LOG_LEVEL: 'warn', DB_CONNECT_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '2000', READINESS_TIMEOUT_MS: '1000' },
+      {
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        DB_CONNECT_TIMEOUT_MS: '1000',
+        DB_STATEMENT_TIMEOUT_MS: '2000',
+        READINESS_TIMEOUT_MS: '1000',
+      },
       { databaseUrl: (url) => proxy!.via(url) },
     );
     const { url } = fixture.server;
@@ -136,7 +172,13 @@ describeWithPostgres('losing PostgreSQL', () => {
     expect(codeOf(order)).toBe('UNAVAILABLE');
 
     await proxy.restore();
-    expect(await pollUntil(() => answers(url, petId), (ok) => ok, 20_000)).toBe(true);
+    expect(
+      await pollUntil(
+        () => answers(url, petId),
+        (ok) => ok,
+        20_000,
+      ),
+    ).toBe(true);
     expect(codeOf(await gql(url, PLACE_ORDER, { p: petId }, fixture.admin))).toBe('OK');
   });
 });

@@ -19,7 +19,12 @@ describe('a flood of unknown keys against a real process (RATE_LIMIT_MAX=5)', ()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rlorder-'));
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess({ PGLITE_DATA_DIR: dataDir, RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: '60000', NODE_ENV: 'production' });
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      RATE_LIMIT_MAX: '5',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      NODE_ENV: 'production',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -42,7 +47,9 @@ describe('a flood of unknown keys against a real process (RATE_LIMIT_MAX=5)', ()
       expect(res.headers.get('ratelimit-limit')).toBe('5');
       expect(res.headers.get('ratelimit-remaining')).toBe('0');
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('RATE_LIMITED');
+      expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+        'RATE_LIMITED',
+      );
     }
     // The anonymous budget of the same address is the one spent.
     expect((await send()).status).toBe(429);
@@ -57,12 +64,20 @@ describe('what the flood costs (statements counted in process)', () => {
   afterAll(() => t.close());
 
   const ask = (headers: Record<string, string>, remoteAddress: string) =>
-    t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: body, remoteAddress });
+    t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: body,
+      remoteAddress,
+    });
 
   it('sends no SQL for unknown keys once the address is over its budget', async () => {
-    for (let i = 0; i < 3; i++) expect((await ask({ authorization: `Bearer ${randomKey()}` }, '10.9.0.1')).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await ask({ authorization: `Bearer ${randomKey()}` }, '10.9.0.1')).statusCode).toBe(401);
     t.sql.reset();
-    for (let i = 0; i < 50; i++) expect((await ask({ authorization: `Bearer ${randomKey()}` }, '10.9.0.1')).statusCode).toBe(429);
+    for (let i = 0; i < 50; i++)
+      expect((await ask({ authorization: `Bearer ${randomKey()}` }, '10.9.0.1')).statusCode).toBe(429);
     expect(t.sql.count).toBe(0);
   });
 

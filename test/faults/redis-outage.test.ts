@@ -105,7 +105,14 @@ describeWithRedis('Redis going away and coming back (through a proxy the test co
       RATE_LIMIT_WINDOW_MS: '60000',
       NODE_ENV: 'production',
     });
-    expect((await pollUntil(() => readyz(server.url), (r) => r.body.checks.rateLimit === 'ok (redis)')).body.checks.rateLimit).toBe('ok (redis)');
+    expect(
+      (
+        await pollUntil(
+          () => readyz(server.url),
+          (r) => r.body.checks.rateLimit === 'ok (redis)',
+        )
+      ).body.checks.rateLimit,
+    ).toBe('ok (redis)');
     const before = await burst(server.url, 20);
     expect(count(before, 200)).toBe(20);
 
@@ -118,7 +125,11 @@ describeWithRedis('Redis going away and coming back (through a proxy the test co
     expect((await readyz(server.url)).body.status).toBe('degraded');
 
     await proxy.restore();
-    const back = await pollUntil(() => readyz(server.url), (r) => r.body.status === 'ok', 15_000);
+    const back = await pollUntil(
+      () => readyz(server.url),
+      (r) => r.body.status === 'ok',
+      15_000,
+    );
     expect(back.body.checks.rateLimit).toBe('ok (redis)');
     // Shared counters again: Redis still holds the 20 counted before the outage.
     const after = await burst(server.url, 40);

@@ -93,7 +93,12 @@ describe.each(['production', 'development'])('shutdown on one signal, NODE_ENV=%
 
     fixture.server.child.kill(signal);
     // New connections are refused once the signal is handled.
-    expect(await pollUntil(() => refused(url), (r) => r)).toBe(true);
+    expect(
+      await pollUntil(
+        () => refused(url),
+        (r) => r,
+      ),
+    ).toBe(true);
     for (const order of orders) order.finish();
     if (lock) {
       // The orders are now waiting on the row lock, inside their transactions.

@@ -20,8 +20,14 @@ describe('the API-key cache', () => {
   afterAll(() => t.close());
 
   const send = async (headers: Record<string, string>) =>
-    (await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query: Orders } }))
-      .statusCode;
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: { query: Orders },
+      })
+    ).statusCode;
   /** Statements of the last `t.sql.reset()` on that read or write the api_keys table. */
   const keyStatements = () => t.sql.statements.filter((q) => q.includes('"api_keys"'));
   const keyId = async (name: string) => (await t.services.apiKeys.list()).find((k) => k.name === name)!.id;
@@ -30,7 +36,10 @@ describe('the API-key cache', () => {
     const headers = await createApiKey(t, ['orders:read'], 'read once');
     t.sql.reset();
     expect(await send(headers)).toBe(200);
-    expect(keyStatements()).toEqual([expect.stringMatching(/^SELECT /), expect.stringMatching(/^UPDATE .*last_used_at/)]);
+    expect(keyStatements()).toEqual([
+      expect.stringMatching(/^SELECT /),
+      expect.stringMatching(/^UPDATE .*last_used_at/),
+    ]);
     t.sql.reset();
     expect(await send(headers)).toBe(200);
     expect(await send(headers)).toBe(200);
@@ -58,7 +67,12 @@ describe('the API-key cache', () => {
       return;
     }
     // PostgreSQL sends it to the listener's own connection: it arrives within milliseconds.
-    expect(await pollUntil(() => send(headers), (status) => status === 401)).toBe(401);
+    expect(
+      await pollUntil(
+        () => send(headers),
+        (status) => status === 401,
+      ),
+    ).toBe(401);
   });
 
   it('records the last use of a cached key once a minute, without reading the key', async () => {
@@ -88,8 +102,14 @@ describe('the API-key cache', () => {
     const uncached = await buildApp({ config, db: t.db, logger: false });
     try {
       const sendUncached = async () =>
-        (await uncached.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query: Orders } }))
-          .statusCode;
+        (
+          await uncached.inject({
+            method: 'POST',
+            url: '/graphql',
+            headers: { 'content-type': 'application/json', ...headers },
+            payload: { query: Orders },
+          })
+        ).statusCode;
       expect(await sendUncached()).toBe(200);
       t.sql.reset();
       expect(await sendUncached()).toBe(200);

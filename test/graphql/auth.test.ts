@@ -114,7 +114,9 @@ describe('the scope table', () => {
   it('lists every Query and Mutation field of the schema the code builds', async () => {
     const schema = await createSchema();
     const roots = [schema.getQueryType()!, schema.getMutationType()!];
-    const missing = roots.flatMap((t) => Object.keys(t.getFields()).map((f) => `${t.name}.${f}`)).filter((c) => !(c in SCOPE_TABLE));
+    const missing = roots
+      .flatMap((t) => Object.keys(t.getFields()).map((f) => `${t.name}.${f}`))
+      .filter((c) => !(c in SCOPE_TABLE));
     expect(missing).toEqual([]);
   });
 
@@ -137,7 +139,9 @@ describe('access to GraphQL operations', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    keys = Object.fromEntries(await Promise.all(SCOPES.map(async (s) => [s, await createApiKey(t, [s])]))) as typeof keys;
+    keys = Object.fromEntries(
+      await Promise.all(SCOPES.map(async (s) => [s, await createApiKey(t, [s])])),
+    ) as typeof keys;
     revoked = await createApiKey(t, [...SCOPES]);
     const [id] = (await t.services.apiKeys.list()).filter((k) => k.scopes.length === SCOPES.length).map((k) => k.id);
     await t.services.apiKeys.revoke(id!);
@@ -154,7 +158,8 @@ describe('access to GraphQL operations', () => {
       headers: { 'content-type': 'application/json', ...headers },
       payload: { query: documentFor(printed, coordinate) },
     });
-  const codes = (body: string) => ((JSON.parse(body).errors ?? []) as { extensions: { code: string } }[]).map((e) => e.extensions.code);
+  const codes = (body: string) =>
+    ((JSON.parse(body).errors ?? []) as { extensions: { code: string } }[]).map((e) => e.extensions.code);
 
   if (absent.length) it.skip.each(absent)('%s (not in this build)', () => undefined);
 
@@ -167,7 +172,11 @@ describe('access to GraphQL operations', () => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(codes(res.body)).toContain('UNAUTHENTICATED');
-      expect(JSON.parse(res.body).errors.find((e: { extensions: { code: string } }) => e.extensions.code === 'UNAUTHENTICATED')).toMatchObject({
+      expect(
+        JSON.parse(res.body).errors.find(
+          (e: { extensions: { code: string } }) => e.extensions.code === 'UNAUTHENTICATED',
+        ),
+      ).toMatchObject({
         message: expect.stringContaining(required),
         extensions: { code: 'UNAUTHENTICATED', status: 401 },
       });
@@ -233,7 +242,9 @@ describe('access to REST routes', () => {
         app.get('/test/public', { config: { operation: 'GET /pets/:petId' } }, async () => ({ ok: true }));
       },
     });
-    keys = Object.fromEntries(await Promise.all(SCOPES.map(async (s) => [s, await createApiKey(t, [s])]))) as typeof keys;
+    keys = Object.fromEntries(
+      await Promise.all(SCOPES.map(async (s) => [s, await createApiKey(t, [s])])),
+    ) as typeof keys;
   });
   afterAll(() => t.close());
 
@@ -243,12 +254,22 @@ describe('access to REST routes', () => {
     const res = await get('/test/protected');
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer');
-    expect(res.json()).toEqual({ code: 'UNAUTHENTICATED', message: expect.stringContaining('orders:read'), status: 401 });
+    expect(res.json()).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: expect.stringContaining('orders:read'),
+      status: 401,
+    });
   });
 
   it('answers 401 invalid_token for a bad key, 403 for the wrong scope, 200 for the right one', async () => {
-    expect((await get('/test/protected', { authorization: 'Bearer nope' })).headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-    expect((await get('/test/protected', keys['catalog:write'])).json()).toEqual({ code: 'FORBIDDEN', message: expect.any(String), status: 403 });
+    expect((await get('/test/protected', { authorization: 'Bearer nope' })).headers['www-authenticate']).toBe(
+      'Bearer error="invalid_token"',
+    );
+    expect((await get('/test/protected', keys['catalog:write'])).json()).toEqual({
+      code: 'FORBIDDEN',
+      message: expect.any(String),
+      status: 403,
+    });
     expect((await get('/test/protected', keys['orders:read'])).statusCode).toBe(200);
     expect((await get('/test/protected', keys.admin)).statusCode).toBe(200);
   });
@@ -266,7 +287,8 @@ describe('access to REST routes', () => {
       console.info(`scope table: ${op} is not registered in this build (checked after merge)`);
       return;
     }
-    const status = async (headers?: Record<string, string>) => (await t.app.inject({ method, url: concrete, headers })).statusCode;
+    const status = async (headers?: Record<string, string>) =>
+      (await t.app.inject({ method, url: concrete, headers })).statusCode;
     expect(await status({ authorization: 'Bearer nope' })).toBe(401);
     if (required === 'public') {
       expect(await status()).not.toBe(401);
@@ -287,7 +309,12 @@ describe('API keys', () => {
 
   const Orders = 'query { orders { totalCount } }';
   const send = (headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query: Orders } });
+    t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { query: Orders },
+    });
 
   it('stores only a SHA-256 hash and a short prefix of the key', async () => {
     const { key, info } = await t.services.apiKeys.create({ name: 'hash check', scopes: ['orders:read'] });
@@ -321,8 +348,14 @@ describe('API keys', () => {
   });
 
   it('refuses unknown scopes and empty names', async () => {
-    await expect(t.services.apiKeys.create({ name: 'x', scopes: ['root'] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(t.services.apiKeys.create({ name: ' ', scopes: ['admin'] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(t.services.apiKeys.create({ name: 'x', scopes: [] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(t.services.apiKeys.create({ name: 'x', scopes: ['root'] })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await expect(t.services.apiKeys.create({ name: ' ', scopes: ['admin'] })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await expect(t.services.apiKeys.create({ name: 'x', scopes: [] })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

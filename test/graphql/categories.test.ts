@@ -59,7 +59,11 @@ describe('categories', () => {
 
   it('creates a category, trimming the name and keeping the description', async () => {
     const data = await t.gqlOk(CreateCategory, { input: { name: ' Birds ', description: 'Feathered' } });
-    expect(data.createCategory).toEqual({ id: expect.stringMatching(/^\d+$/), name: 'Birds', description: 'Feathered' });
+    expect(data.createCategory).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      name: 'Birds',
+      description: 'Feathered',
+    });
   });
 
   it('rejects a duplicate name with CONFLICT', async () => {
@@ -87,9 +91,9 @@ describe('categories', () => {
   it('answers CONFLICT when renaming onto an existing name, and NOT_FOUND for an unknown id', async () => {
     await makeCategory(t, 'Taken');
     const c = await makeCategory(t);
-    expect((await t.gql(UpdateCategory, { id: c.id.toString(), input: { name: 'Taken' } })).errors?.[0]?.extensions.code).toBe(
-      'CONFLICT',
-    );
+    expect(
+      (await t.gql(UpdateCategory, { id: c.id.toString(), input: { name: 'Taken' } })).errors?.[0]?.extensions.code,
+    ).toBe('CONFLICT');
     expect((await t.gql(UpdateCategory, { id: '77777777', input: { name: 'x' } })).errors?.[0]?.extensions).toEqual({
       code: 'NOT_FOUND',
       status: 404,

@@ -66,7 +66,9 @@ describe('GraphQL errors', () => {
       payload: { query: '{ __type(name: "ErrorCode") { enumValues { name } } }' },
     });
     const values = res.json().data.__type.enumValues.map((v: { name: string }) => v.name);
-    expect(values).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'CONFLICT', 'INTERNAL', 'OUT_OF_STOCK']));
+    expect(values).toEqual(
+      expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'CONFLICT', 'INTERNAL', 'OUT_OF_STOCK']),
+    );
   });
 
   it('answers an argument that a null variable made invalid with VALIDATION_FAILED, not INTERNAL', async () => {

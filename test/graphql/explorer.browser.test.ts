@@ -56,7 +56,10 @@ describeIf(fs.existsSync(CHROMIUM), NEEDS_CHROMIUM(CHROMIUM))('the explorer at G
     const editor = page.locator('.graphiql-query-editor .CodeMirror').first();
     await editor.waitFor({ timeout: 60_000 });
     // CodeMirror 5 keeps its API on the element: replace the whole document, as typing would.
-    await editor.evaluate((el, text) => (el as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(text), query);
+    await editor.evaluate(
+      (el, text) => (el as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(text),
+      query,
+    );
     // GraphiQL reads the edited document (and its operation name) after a short debounce.
     await page.waitForTimeout(500);
     await page.locator('.graphiql-execute-button').click();

@@ -27,7 +27,12 @@ describe('64-bit ids', () => {
     const big = 2n ** 53n + 1n; // 9007199254740993: not representable as a double
     await t.db.prisma.pet.create({ data: { id: big, name: 'Big', categoryId: category.id } });
     const data = await t.gqlOk(GetPet, { id: big.toString() });
-    expect(data.pet).toEqual({ id: '9007199254740993', categoryId: category.id.toString(), name: 'Big', category: { id: category.id.toString() } });
+    expect(data.pet).toEqual({
+      id: '9007199254740993',
+      categoryId: category.id.toString(),
+      name: 'Big',
+      category: { id: category.id.toString() },
+    });
     const max = 2n ** 63n - 1n;
     await t.db.prisma.pet.create({ data: { id: max, name: 'Max', categoryId: category.id } });
     expect((await t.gqlOk(GetPet, { id: max.toString() })).pet?.id).toBe('9223372036854775807');

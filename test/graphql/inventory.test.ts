@@ -84,7 +84,10 @@ describe('inventory', () => {
   ])('rejects %s with VALIDATION_FAILED and keeps the stock', async (_label, quantity) => {
     const pet = await makePet(t, { stock: 4 });
     const reply = await t.gql(UpdateInventory, { petId: pet.id.toString(), input: { quantity } });
-    expect(reply.errors?.[0]).toMatchObject({ message: /^quantity: /, extensions: { code: 'VALIDATION_FAILED', status: 400 } });
+    expect(reply.errors?.[0]).toMatchObject({
+      message: /^quantity: /,
+      extensions: { code: 'VALIDATION_FAILED', status: 400 },
+    });
     expect((await t.services.inventory.get(pet.id))?.quantity).toBe(4);
   });
 

@@ -65,7 +65,9 @@ describe('graphql-jit execution', () => {
   it('round-trips an id above 2^53 exactly, as a variable and as a literal', async () => {
     const query = 'query BigPet($id: ID!) { pet(id: $id) { id name categoryId } }';
     const byVariable = await post(jit, { query, variables: { id: BIG.toString() } });
-    expect(byVariable.json()).toEqual({ data: { pet: { id: '9007199254740993', name: 'Big', categoryId: expect.stringMatching(/^\d+$/) } } });
+    expect(byVariable.json()).toEqual({
+      data: { pet: { id: '9007199254740993', name: 'Big', categoryId: expect.stringMatching(/^\d+$/) } },
+    });
     const byString = await post(jit, { query: `{ pet(id: "${BIG}") { id } }` });
     expect(byString.json()).toEqual({ data: { pet: { id: '9007199254740993' } } });
     const byInt = await post(jit, { query: `{ category(id: ${MAX}) { id name } }` });
@@ -75,12 +77,21 @@ describe('graphql-jit execution', () => {
   });
 
   it('hands resolvers the bigint of an id inside an input object (placeOrder)', async () => {
-    const query = 'mutation Order($input: NewOrder!) { placeOrder(input: $input) { petId quantity pet { id inventory { quantity } } } }';
+    const query =
+      'mutation Order($input: NewOrder!) { placeOrder(input: $input) { petId quantity pet { id inventory { quantity } } } }';
     const res = await post(jit, { query, variables: { input: { petId: BIG.toString(), quantity: 2 } } });
     expect(res.json()).toEqual({
-      data: { placeOrder: { petId: '9007199254740993', quantity: 2, pet: { id: '9007199254740993', inventory: { quantity: 8 } } } },
+      data: {
+        placeOrder: {
+          petId: '9007199254740993',
+          quantity: 2,
+          pet: { id: '9007199254740993', inventory: { quantity: 8 } },
+        },
+      },
     });
-    const literal = await post(jit, { query: `mutation { placeOrder(input: { petId: "${BIG}", quantity: 1 }) { petId } }` });
+    const literal = await post(jit, {
+      query: `mutation { placeOrder(input: { petId: "${BIG}", quantity: 1 }) { petId } }`,
+    });
     expect(literal.json()).toEqual({ data: { placeOrder: { petId: '9007199254740993' } } });
     expect(await jit.db.prisma.order.count({ where: { petId: BIG } })).toBe(2);
   });
@@ -118,10 +129,15 @@ describe('graphql-jit execution', () => {
     });
     // A nested field the caller may not use: the whole operation is refused before it runs (401,
     // no data), as graphql-js would have it.
-    const anonymous = await post(jit, { query: `{ pet(id: "${pet.id}") { name orders { totalCount } } }`, anonymous: true });
+    const anonymous = await post(jit, {
+      query: `{ pet(id: "${pet.id}") { name orders { totalCount } } }`,
+      anonymous: true,
+    });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.json()).toEqual({
-      errors: [{ message: expect.stringContaining('Pet.orders'), extensions: { code: 'UNAUTHENTICATED', status: 401 } }],
+      errors: [
+        { message: expect.stringContaining('Pet.orders'), extensions: { code: 'UNAUTHENTICATED', status: 401 } },
+      ],
     });
   });
 
@@ -141,8 +157,12 @@ describe('graphql-jit execution', () => {
     `;
     const variables = { id: BIG.toString() };
     for (let round = 0; round < 2; round++) {
-      expect((await post(jit, { query, variables, operationName: 'ByName' })).json()).toEqual({ data: { pet: { name: 'Big' } } });
-      expect((await post(jit, { query, variables, operationName: 'ById' })).json()).toEqual({ data: { pet: { id: BIG.toString() } } });
+      expect((await post(jit, { query, variables, operationName: 'ByName' })).json()).toEqual({
+        data: { pet: { name: 'Big' } },
+      });
+      expect((await post(jit, { query, variables, operationName: 'ById' })).json()).toEqual({
+        data: { pet: { id: BIG.toString() } },
+      });
     }
     expect(compile).toHaveBeenCalledTimes(2);
     expect(compile.mock.calls.map(([, operation]) => operation.name.value)).toEqual(['ByName', 'ById']);
@@ -163,44 +183,72 @@ describe('graphql-jit execution', () => {
 
   describe('answers exactly as graphql-js does', () => {
     const cases: [string, () => Request][] = [
-      ['nested lists with literals and variables', () => ({
-        query: `query Nested($status: PetStatus, $first: Int!) {
+      [
+        'nested lists with literals and variables',
+        () => ({
+          query: `query Nested($status: PetStatus, $first: Int!) {
           categories(first: 5) { nodes { id name pets(filter: { status: $status }, first: $first) { totalCount nodes { id name status inventory { quantity status } } } } }
         }`,
-        variables: { status: 'AVAILABLE', first: 3 },
-      })],
-      ['an input object with a default (orderBy) and enums', () => ({
-        query: '{ pets(orderBy: { field: NAME }, first: 4) { edges { cursor node { id name } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
-      })],
-      ['a variable input object', () => ({
-        query: 'query F($filter: PetFilter) { pets(filter: $filter, first: 2) { nodes { name } } }',
-        variables: { filter: { nameContains: 'big' } },
-      })],
-      ['an unknown field of a variable input object', () => ({
-        query: 'query F($filter: PetFilter) { pets(filter: $filter) { nodes { name } } }',
-        variables: { filter: { nope: 1 } },
-      })],
+          variables: { status: 'AVAILABLE', first: 3 },
+        }),
+      ],
+      [
+        'an input object with a default (orderBy) and enums',
+        () => ({
+          query:
+            '{ pets(orderBy: { field: NAME }, first: 4) { edges { cursor node { id name } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+        }),
+      ],
+      [
+        'a variable input object',
+        () => ({
+          query: 'query F($filter: PetFilter) { pets(filter: $filter, first: 2) { nodes { name } } }',
+          variables: { filter: { nameContains: 'big' } },
+        }),
+      ],
+      [
+        'an unknown field of a variable input object',
+        () => ({
+          query: 'query F($filter: PetFilter) { pets(filter: $filter) { nodes { name } } }',
+          variables: { filter: { nope: 1 } },
+        }),
+      ],
       ['a missing required variable', () => ({ query: 'query M($id: ID!) { pet(id: $id) { id } }' })],
-      ['a page size over 100', () => ({ query: 'query P($n: Int) { pets(first: $n) { nodes { id } } }', variables: { n: 101 } })],
+      [
+        'a page size over 100',
+        () => ({ query: 'query P($n: Int) { pets(first: $n) { nodes { id } } }', variables: { n: 101 } }),
+      ],
       ['a bad cursor literal', () => ({ query: '{ pets(after: "nope") { nodes { id } } }' })],
-      ['fragments, aliases, @skip and @include', () => ({
-        query: `query S($skip: Boolean!, $with: Boolean = true) {
+      [
+        'fragments, aliases, @skip and @include',
+        () => ({
+          query: `query S($skip: Boolean!, $with: Boolean = true) {
           a: pets(first: 1) { ...P }
           b: pets(first: 2) @skip(if: $skip) { nodes { id } }
           c: pets(first: 1) @include(if: $with) { nodes { __typename id } }
         }
         fragment P on PetConnection { nodes { ...N } }
         fragment N on Pet { id name category { id } }`,
-        variables: { skip: true },
-      })],
-      ['a date-time and a null id in the result', () => ({ query: '{ orders(first: 5) { nodes { id petId shipDate complete quantity } } }' })],
+          variables: { skip: true },
+        }),
+      ],
+      [
+        'a date-time and a null id in the result',
+        () => ({ query: '{ orders(first: 5) { nodes { id petId shipDate complete quantity } } }' }),
+      ],
       ['a not-found mutation error', () => ({ query: 'mutation { deletePet(id: "999999999") { id } }' })],
       // The variable's explicit null makes the literal invalid, which graphql-js reports as a field error.
-      ['a literal made invalid by a null variable inside it', () => ({
-        query: 'mutation N($q: Int = 1) { placeOrder(input: { petId: "999999999", quantity: $q }) { id } }',
-        variables: { q: null },
-      })],
-      ['introspection', () => ({ query: '{ __type(name: "Pet") { name fields { name type { name kind ofType { name } } } } }' })],
+      [
+        'a literal made invalid by a null variable inside it',
+        () => ({
+          query: 'mutation N($q: Int = 1) { placeOrder(input: { petId: "999999999", quantity: $q }) { id } }',
+          variables: { q: null },
+        }),
+      ],
+      [
+        'introspection',
+        () => ({ query: '{ __type(name: "Pet") { name fields { name type { name kind ofType { name } } } } }' }),
+      ],
       ['the inventory summary', () => ({ query: '{ inventorySummary { status quantity } }' })],
     ];
     it.each(cases)('%s', async (_label, request) => {

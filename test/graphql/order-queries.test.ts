@@ -73,7 +73,11 @@ describe('order queries', () => {
     const all = await t.gqlOk(Orders, { filter: { petId: rex.id.toString() } });
     expect(all.orders.totalCount).toBe(2);
     expect(all.orders.nodes.map((o) => o.id)).toEqual([o3.id.toString(), o1.id.toString()]);
-    expect(all.orders.nodes[1]).toMatchObject({ complete: true, shipDate: '2026-01-02T03:04:05.000Z', pet: { name: 'Rex' } });
+    expect(all.orders.nodes[1]).toMatchObject({
+      complete: true,
+      shipDate: '2026-01-02T03:04:05.000Z',
+      pet: { name: 'Rex' },
+    });
 
     const open = await t.gqlOk(Orders, { filter: { complete: false } });
     expect(open.orders.nodes.map((o) => o.id)).toEqual(expect.arrayContaining([o2.id.toString(), o3.id.toString()]));

@@ -125,8 +125,19 @@ describe('pagination', () => {
     ['first with before', { first: 1, before: 'WyJpZC1hc2MiLCIxIl0' }, 'first'],
     // Well-formed cursors that no page of ours can produce: checked, never sent to the database.
     ['a cursor id above int64', { after: cursorOf(['id-asc', '9999999999999999999']) }, 'after'],
-    ['a cursor id below int64', { orderBy: { field: 'ID' as const, direction: 'DESC' as const }, after: cursorOf(['id-desc', '-9999999999999999999']) }, 'after'],
-    ['a cursor name with a NUL byte', { orderBy: { field: 'NAME' as const }, after: cursorOf(['name-asc', 'a\u0000b', '1']) }, 'after'],
+    [
+      'a cursor id below int64',
+      {
+        orderBy: { field: 'ID' as const, direction: 'DESC' as const },
+        after: cursorOf(['id-desc', '-9999999999999999999']),
+      },
+      'after',
+    ],
+    [
+      'a cursor name with a NUL byte',
+      { orderBy: { field: 'NAME' as const }, after: cursorOf(['name-asc', 'a\u0000b', '1']) },
+      'after',
+    ],
   ])('rejects %s with VALIDATION_FAILED', async (_label, args, field) => {
     const reply = await t.gql(Pets, args);
     expect(reply.errors?.[0]).toMatchObject({

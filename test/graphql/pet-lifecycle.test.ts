@@ -79,7 +79,10 @@ describe('the pet-status lifecycle', () => {
     ])('rejects %s -> %s with INVALID_TRANSITION', async (from, to, why) => {
       const pet = await petIn(from);
       const reply = await t.gql(SetStatus, { id: pet.id.toString(), status: to });
-      expect(reply.errors?.[0]).toMatchObject({ message: expect.stringMatching(why), extensions: { code: 'INVALID_TRANSITION', status: 409 } });
+      expect(reply.errors?.[0]).toMatchObject({
+        message: expect.stringMatching(why),
+        extensions: { code: 'INVALID_TRANSITION', status: 409 },
+      });
       expect((await stockOf(t, pet.id)).status).toBe(from);
     });
 
@@ -147,7 +150,10 @@ describe('the pet-status lifecycle', () => {
     it('rejects a negative stock with VALIDATION_FAILED and keeps the old one', async () => {
       const pet = await petIn('AVAILABLE', 3);
       const reply = await t.gql(UpdateInventory, { petId: pet.id.toString(), quantity: -1 });
-      expect(reply.errors?.[0]).toMatchObject({ message: 'quantity: must be 0 or more', extensions: { code: 'VALIDATION_FAILED', status: 400 } });
+      expect(reply.errors?.[0]).toMatchObject({
+        message: 'quantity: must be 0 or more',
+        extensions: { code: 'VALIDATION_FAILED', status: 400 },
+      });
       expect(await stockOf(t, pet.id)).toEqual({ status: 'AVAILABLE', quantity: 3 });
     });
 
@@ -171,11 +177,14 @@ describe('the pet-status lifecycle', () => {
       expect(updateInventory.status).toBe('PENDING');
     });
 
-    it.each<[Status]>([['AVAILABLE'], ['SOLD']])('leaves a %s pet without open orders as it is at stock 0', async (from) => {
-      const pet = await petIn(from);
-      const { updateInventory } = await t.gqlOk(UpdateInventory, { petId: pet.id.toString(), quantity: 0 });
-      expect(updateInventory).toMatchObject({ quantity: 0, status: from });
-    });
+    it.each<[Status]>([['AVAILABLE'], ['SOLD']])(
+      'leaves a %s pet without open orders as it is at stock 0',
+      async (from) => {
+        const pet = await petIn(from);
+        const { updateInventory } = await t.gqlOk(UpdateInventory, { petId: pet.id.toString(), quantity: 0 });
+        expect(updateInventory).toMatchObject({ quantity: 0, status: from });
+      },
+    );
 
     it('answers NOT_FOUND for a pet that does not exist', async () => {
       const reply = await t.gql(UpdateInventory, { petId: '424242424', quantity: 1 });

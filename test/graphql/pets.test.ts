@@ -92,7 +92,10 @@ describe('pets', () => {
 
   it('reads a pet by id and answers null for an unknown id', async () => {
     const pet = await makePet(t, { name: 'Kitty' });
-    expect((await t.gqlOk(GetPet, { id: pet.id.toString() })).pet).toMatchObject({ id: pet.id.toString(), name: 'Kitty' });
+    expect((await t.gqlOk(GetPet, { id: pet.id.toString() })).pet).toMatchObject({
+      id: pet.id.toString(),
+      name: 'Kitty',
+    });
     expect((await t.gqlOk(GetPet, { id: '999999999' })).pet).toBeNull();
   });
 
@@ -121,8 +124,16 @@ describe('pets', () => {
   it('updates only the given fields', async () => {
     const pet = await makePet(t, { name: 'Old' });
     const other = await makeCategory(t);
-    const data = await t.gqlOk(UpdatePet, { id: pet.id.toString(), input: { name: 'New', categoryId: other.id.toString() } });
-    expect(data.updatePet).toEqual({ id: pet.id.toString(), name: 'New', categoryId: other.id.toString(), status: 'AVAILABLE' });
+    const data = await t.gqlOk(UpdatePet, {
+      id: pet.id.toString(),
+      input: { name: 'New', categoryId: other.id.toString() },
+    });
+    expect(data.updatePet).toEqual({
+      id: pet.id.toString(),
+      name: 'New',
+      categoryId: other.id.toString(),
+      status: 'AVAILABLE',
+    });
   });
 
   it('answers NOT_FOUND when updating, re-statusing or deleting a pet that does not exist', async () => {
@@ -142,7 +153,10 @@ describe('pets', () => {
 
   it('deletes a pet and its inventory entry, returning the pet as it was', async () => {
     const pet = await makePet(t, { name: 'Gone' });
-    expect((await t.gqlOk(DeletePet, { id: pet.id.toString() })).deletePet).toEqual({ id: pet.id.toString(), name: 'Gone' });
+    expect((await t.gqlOk(DeletePet, { id: pet.id.toString() })).deletePet).toEqual({
+      id: pet.id.toString(),
+      name: 'Gone',
+    });
     expect(await t.db.prisma.pet.findUnique({ where: { id: pet.id } })).toBeNull();
     expect(await t.db.prisma.inventoryItem.findUnique({ where: { petId: pet.id } })).toBeNull();
   });

@@ -168,7 +168,8 @@ describe('read planner', () => {
     for (let i = 0; i < 40; i++) {
       pets.push(await makePet(t, { name: `Pet ${i % 7}`, categoryId: categories[i % 5]!.id, stock: i % 4 }));
     }
-    for (let i = 0; i < 30; i++) await insertOrder(t, { petId: i % 10 === 9 ? null : pets[(i * 3) % 40]!.id, complete: i % 3 === 0 });
+    for (let i = 0; i < 30; i++)
+      await insertOrder(t, { petId: i % 10 === 9 ? null : pets[(i * 3) % 40]!.id, complete: i % 3 === 0 });
     // Warm the API-key cache, so counts below are the query's own.
     await t.gqlOk(W1, { id: '1' });
     await loadersOnly.gqlOk(W1, { id: '1' });
@@ -181,7 +182,9 @@ describe('read planner', () => {
   async function same<R, V>(doc: TypedDocument<R, V>, variables: V): Promise<R | undefined> {
     const planned = await t.gql(doc, variables);
     const unplanned = await loadersOnly.gql(doc, variables);
-    expect(JSON.stringify({ ...planned, headers: undefined })).toBe(JSON.stringify({ ...unplanned, headers: undefined }));
+    expect(JSON.stringify({ ...planned, headers: undefined })).toBe(
+      JSON.stringify({ ...unplanned, headers: undefined }),
+    );
     return planned.data ?? undefined;
   }
 
@@ -209,6 +212,9 @@ describe('read planner', () => {
     await same(CategoriesWithPets, { first: 2, pets: 2, after: 'not-a-cursor' });
     await same(CategoriesWithPets, { first: 2, pets: 0 });
     const refused = await t.gql(CategoriesWithPets, { first: 2, pets: 2, after: 'not-a-cursor' });
-    expect(refused.errors?.[0]).toMatchObject({ path: ['categories', 'nodes', 0, 'pets'], extensions: { code: 'VALIDATION_FAILED' } });
+    expect(refused.errors?.[0]).toMatchObject({
+      path: ['categories', 'nodes', 0, 'pets'],
+      extensions: { code: 'VALIDATION_FAILED' },
+    });
   });
 });

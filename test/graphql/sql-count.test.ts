@@ -140,7 +140,11 @@ async function seed(t: TestApp): Promise<void> {
   await t.gqlOk(PetsWithRelations, { first: 1 });
 }
 
-async function statementsIn<R, V>(t: TestApp, doc: TypedDocument<R, V>, variables: V): Promise<{ count: number; data: R }> {
+async function statementsIn<R, V>(
+  t: TestApp,
+  doc: TypedDocument<R, V>,
+  variables: V,
+): Promise<{ count: number; data: R }> {
   t.sql.reset();
   const data = await t.gqlOk(doc, variables);
   return { count: t.sql.count, data };
@@ -200,7 +204,8 @@ describe('SQL statements per query, read planner on (the default)', () => {
     const pet = await makePet(t, { stock: 5 });
     const first = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
     const second = await t.gqlOk(PlaceOrderCounted, { petId: pet.id.toString() });
-    const counted = async <R, V>(doc: TypedDocument<R, V>, variables: V) => (await statementsIn(t, doc, variables)).count;
+    const counted = async <R, V>(doc: TypedDocument<R, V>, variables: V) =>
+      (await statementsIn(t, doc, variables)).count;
     expect(await counted(CompleteOrderCounted, { id: first.placeOrder.id })).toBe(1);
     expect(await counted(CancelOrderCounted, { id: second.placeOrder.id })).toBe(1);
     expect(await counted(SetStockCounted, { petId: pet.id.toString() })).toBe(1);

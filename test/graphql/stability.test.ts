@@ -7,9 +7,9 @@ import { createSchema } from '../../src/graphql/schema';
 import { createTestApp } from '../helpers/test-app';
 
 const rootFields = (schema: GraphQLSchema) =>
-  [schema.getQueryType(), schema.getMutationType()].filter(isObjectType).flatMap((type) =>
-    Object.values(type.getFields()).map((field) => ({ key: `${type.name}.${field.name}`, field })),
-  );
+  [schema.getQueryType(), schema.getMutationType()]
+    .filter(isObjectType)
+    .flatMap((type) => Object.values(type.getFields()).map((field) => ({ key: `${type.name}.${field.name}`, field })));
 
 describe('stability labels on GraphQL fields', () => {
   let schema: GraphQLSchema;
@@ -18,7 +18,9 @@ describe('stability labels on GraphQL fields', () => {
   });
 
   it('has a label in the table for every root field', () => {
-    const missing = rootFields(schema).map((f) => f.key).filter((key) => !(key in STABILITY_TABLE));
+    const missing = rootFields(schema)
+      .map((f) => f.key)
+      .filter((key) => !(key in STABILITY_TABLE));
     expect(missing).toEqual([]);
   });
 
@@ -28,7 +30,9 @@ describe('stability labels on GraphQL fields', () => {
     for (const { key, field } of rootFields(schema)) {
       const level = STABILITY_TABLE[key as keyof typeof STABILITY_TABLE];
       expect(field.description).toMatch(new RegExp(`Stability: ${level}\\.$`));
-      expect(sdl).toMatch(new RegExp(`\\n  ${field.name}[(:][^\\n]*(\\n    [^\\n]*)*\\n?[^\\n]*@stability\\(level: "${level}"\\)`));
+      expect(sdl).toMatch(
+        new RegExp(`\\n  ${field.name}[(:][^\\n]*(\\n    [^\\n]*)*\\n?[^\\n]*@stability\\(level: "${level}"\\)`),
+      );
     }
   });
 

@@ -19,7 +19,8 @@ const DeletePetNow = graphql(`
 const codes = (replies: { errors?: { extensions: { code: string } }[] }[]) =>
   replies.map((r) => r.errors?.[0]?.extensions.code ?? 'OK');
 
-const tally = (list: string[]) => list.reduce<Record<string, number>>((acc, c) => ({ ...acc, [c]: (acc[c] ?? 0) + 1 }), {});
+const tally = (list: string[]) =>
+  list.reduce<Record<string, number>>((acc, c) => ({ ...acc, [c]: (acc[c] ?? 0) + 1 }), {});
 
 describe('the store rules under concurrency', () => {
   let t: TestApp;
@@ -94,7 +95,9 @@ describe('the store rules under concurrency', () => {
     const pet = await makePet(t, { stock: 10 });
     const headers = { 'idempotency-key': `concurrent-${pet.id}` };
     const replies = await Promise.all(
-      Array.from({ length: 10 }, () => t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1 } }, headers)),
+      Array.from({ length: 10 }, () =>
+        t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1 } }, headers),
+      ),
     );
     expect(codes(replies)).toEqual(Array(10).fill('OK'));
     expect(new Set(replies.map((r) => r.data?.placeOrder.id)).size).toBe(1);
@@ -115,7 +118,10 @@ describe('the store rules under concurrency', () => {
     );
     for (const outcome of outcomes) {
       // Either the order came first (the delete is refused) or the delete did (the pet is gone).
-      expect([['OK', 'CONFLICT'], ['VALIDATION_FAILED', 'OK']]).toContainEqual(outcome);
+      expect([
+        ['OK', 'CONFLICT'],
+        ['VALIDATION_FAILED', 'OK'],
+      ]).toContainEqual(outcome);
     }
     expect(await t.db.prisma.order.count({ where: { petId: null, complete: false } })).toBe(0);
   });

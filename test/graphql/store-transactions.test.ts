@@ -42,14 +42,22 @@ describe('a failure midway through a store operation', () => {
     const key = `rollback-${pet.id}`;
     await withFailingStatusUpdate(pet.id, async () => {
       // Taking the last 2 units moves the pet to pending: that write fails after the others.
-      const reply = await t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 2 } }, { 'idempotency-key': key });
+      const reply = await t.gql(
+        PlaceOrder,
+        { input: { petId: pet.id.toString(), quantity: 2 } },
+        { 'idempotency-key': key },
+      );
       expectInternal(reply);
     });
     expect(await stockOf(t, pet.id)).toEqual({ status: 'AVAILABLE', quantity: 2 });
     expect(await ordersOf(t, pet.id)).toHaveLength(0);
     expect(await t.db.prisma.idempotencyKey.count({ where: { key } })).toBe(0);
     // The same key then places the order normally.
-    const retry = await t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 2 } }, { 'idempotency-key': key });
+    const retry = await t.gql(
+      PlaceOrder,
+      { input: { petId: pet.id.toString(), quantity: 2 } },
+      { 'idempotency-key': key },
+    );
     expect(retry.errors).toBeUndefined();
   });
 

@@ -23,9 +23,14 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   wsUrl = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/graphql`;
   const { createCategory } = await t.gqlOk(doc('mutation { createCategory(input: { name: "Clients" }) { id } }'));
-  const { createPet } = await t.gqlOk(doc('mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }'), { c: createCategory.id });
+  const { createPet } = await t.gqlOk(
+    doc('mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }'),
+    { c: createCategory.id },
+  );
   petId = createPet.id;
-  await t.gqlOk(doc('mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 10 }) { quantity } }'), { p: petId });
+  await t.gqlOk(doc('mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 10 }) { quantity } }'), {
+    p: petId,
+  });
 });
 
 afterAll(async () => {
@@ -33,24 +38,37 @@ afterAll(async () => {
 });
 
 const placeOne = async () =>
-  (await t.gqlOk(doc('mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }'), { p: petId })).placeOrder.id as string;
+  (await t.gqlOk(doc('mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }'), { p: petId }))
+    .placeOrder.id as string;
 
 it('Apollo Client subscribes through GraphQLWsLink with the key in connectionParams', async () => {
-  const ws = createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: { Authorization: t.admin.authorization } });
+  const ws = createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: { Authorization: t.admin.authorization },
+  });
   const client = new ApolloClient({ link: new GraphQLWsLink(ws), cache: new InMemoryCache() });
   const received: unknown[] = [];
-  const sub = client.subscribe({ query: gql(ORDERS), variables: { p: [petId] } }).subscribe({ next: (r) => received.push(r.data) });
+  const sub = client
+    .subscribe({ query: gql(ORDERS), variables: { p: [petId] } })
+    .subscribe({ next: (r) => received.push(r.data) });
   await until(() => t.app.subscriptions.subscriptionCount === 1);
   const id = await placeOne();
   await until(() => received.length === 1);
-  expect(received[0]).toEqual({ orderEvents: { __typename: 'OrderEvent', kind: 'PLACED', order: { __typename: 'Order', id, quantity: 1 } } });
+  expect(received[0]).toEqual({
+    orderEvents: { __typename: 'OrderEvent', kind: 'PLACED', order: { __typename: 'Order', id, quantity: 1 } },
+  });
   sub.unsubscribe();
   await ws.dispose();
   await until(() => t.app.subscriptions.subscriptionCount === 0);
 });
 
 it('urql subscribes through subscriptionExchange over graphql-ws', async () => {
-  const ws = createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: { Authorization: t.admin.authorization } });
+  const ws = createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: { Authorization: t.admin.authorization },
+  });
   const client = new UrqlClient({
     url: wsUrl.replace('ws', 'http'),
     exchanges: [

@@ -31,23 +31,42 @@ const bearer = (headers: Record<string, string>) => ({ Authorization: headers.au
 const subscribed = (n: number) => until(() => t.app.subscriptions.subscriptionCount >= n);
 
 async function newPet(stock: number): Promise<string> {
-  const { createCategory } = await t.gqlOk(doc(`mutation($n: String!) { createCategory(input: { name: $n }) { id } }`), {
-    n: `subs ${Math.random()}`,
-  });
-  const { createPet } = await t.gqlOk(doc(`mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }`), {
-    c: createCategory.id,
-  });
+  const { createCategory } = await t.gqlOk(
+    doc(`mutation($n: String!) { createCategory(input: { name: $n }) { id } }`),
+    {
+      n: `subs ${Math.random()}`,
+    },
+  );
+  const { createPet } = await t.gqlOk(
+    doc(`mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }`),
+    {
+      c: createCategory.id,
+    },
+  );
   await setStock(createPet.id, stock);
   return createPet.id as string;
 }
 
 const setStock = (petId: string, quantity: number) =>
-  t.gqlOk(doc(`mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }`), { p: petId, q: quantity });
+  t.gqlOk(doc(`mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }`), {
+    p: petId,
+    q: quantity,
+  });
 const place = (petId: string, quantity: number) =>
-  t.gql(doc(`mutation($p: ID!, $q: Int!) { placeOrder(input: { petId: $p, quantity: $q }) { id } }`), { p: petId, q: quantity });
+  t.gql(doc(`mutation($p: ID!, $q: Int!) { placeOrder(input: { petId: $p, quantity: $q }) { id } }`), {
+    p: petId,
+    q: quantity,
+  });
 
 beforeAll(async () => {
-  t = await createTestApp({ auth: 'admin', env: { SUBSCRIPTIONS_PER_CONNECTION: '3', SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: '20', CORS_ORIGINS: 'https://app.example.com' } });
+  t = await createTestApp({
+    auth: 'admin',
+    env: {
+      SUBSCRIPTIONS_PER_CONNECTION: '3',
+      SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: '20',
+      CORS_ORIGINS: 'https://app.example.com',
+    },
+  });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as { port: number };
   url = `http://127.0.0.1:${port}`;
@@ -70,7 +89,9 @@ describe('events', () => {
     await subscribed(1);
     await setStock(petId, 7);
     const [event] = await stock.take(1);
-    expect(event).toEqual({ data: { stockChanged: { petId, quantity: 7, status: 'AVAILABLE', pet: { id: petId, name: 'Rex' } } } });
+    expect(event).toEqual({
+      data: { stockChanged: { petId, quantity: 7, status: 'AVAILABLE', pet: { id: petId, name: 'Rex' } } },
+    });
   });
 
   it('delivers a placement, a completion and a cancellation with the order as it was, and the stock each left', async () => {
@@ -139,14 +160,18 @@ describe('events', () => {
 describe('auth', () => {
   it('refuses order events without a key (UNAUTHENTICATED) and with a key lacking orders:read (FORBIDDEN)', async () => {
     const anonymous = subscribe(ws(), ORDERS);
-    expect(await anonymous.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } })]);
+    expect(await anonymous.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } }),
+    ]);
     const catalog = subscribe(ws({ connectionParams: bearer(await createApiKey(t, ['catalog:write'])) }), ORDERS);
     expect(await catalog.error).toEqual([expect.objectContaining({ extensions: { code: 'FORBIDDEN', status: 403 } })]);
   });
 
   it('checks the whole document: a public subscription selecting a protected field needs its scope', async () => {
     const nested = subscribe(ws(), `subscription { stockChanged { pet { orders { totalCount } } } }`);
-    expect(await nested.error).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } })]);
+    expect(await nested.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', status: 401 } }),
+    ]);
   });
 
   it('closes the connection with 4401 for an unknown key, a malformed credential, and a revoked key', async () => {
@@ -155,7 +180,10 @@ describe('auth', () => {
     const key = await createApiKey(t, ['orders:read']);
     const [info] = (await t.services.apiKeys.list()).slice(-1);
     await t.services.apiKeys.revoke(info!.id);
-    expect(await ws({ connectionParams: bearer(key) }).closed).toMatchObject({ code: 4401, reason: expect.stringContaining('unknown or revoked') });
+    expect(await ws({ connectionParams: bearer(key) }).closed).toMatchObject({
+      code: 4401,
+      reason: expect.stringContaining('unknown or revoked'),
+    });
   });
 
   it('accepts the key in connectionParams.headers, any case', async () => {
@@ -184,18 +212,29 @@ describe('limits', () => {
     for (let i = 0; i < 3; i++) subscribe(c, STOCK);
     await subscribed(3);
     const fourth = subscribe(c, STOCK);
-    expect(await fourth.error).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED', status: 429 } })]);
+    expect(await fourth.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'RATE_LIMITED', status: 429 } }),
+    ]);
   });
 
   it('applies the depth, alias and token limits of queries', async () => {
     const c = ws();
-    const deep = subscribe(c, `subscription { stockChanged { pet { category { pets { nodes { category { pets { nodes { category { pets { nodes { id } } } } } } } } } } } }`);
-    expect(await deep.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+    const deep = subscribe(
+      c,
+      `subscription { stockChanged { pet { category { pets { nodes { category { pets { nodes { category { pets { nodes { id } } } } } } } } } } } }`,
+    );
+    expect(await deep.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } }),
+    ]);
     const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: petId`).join(' ');
     const aliased = subscribe(c, `subscription { stockChanged { ${aliases} } }`);
-    expect(await aliased.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+    expect(await aliased.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } }),
+    ]);
     const huge = subscribe(c, `subscription { stockChanged { ${'petId '.repeat(2000)} } }`);
-    expect(await huge.error).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } })]);
+    expect(await huge.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } }),
+    ]);
   });
 
   it('serves only subscriptions over WebSocket, and validates them', async () => {
@@ -203,17 +242,23 @@ describe('limits', () => {
     const query = subscribe(c, `query { inventorySummary { quantity } }`);
     expect(await query.error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST', status: 400 } })]);
     const invalid = subscribe(c, `subscription { stockChanged { nope } }`);
-    expect(await invalid.error).toEqual([expect.objectContaining({ extensions: { code: 'VALIDATION_FAILED', status: 400 } })]);
+    expect(await invalid.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'VALIDATION_FAILED', status: 400 } }),
+    ]);
     // Variables are coerced when the subscription starts: its one result carries the error, then it completes.
     const badId = subscribe(c, STOCK, { petIds: ['x'] });
     await badId.completed;
-    expect(badId.results[0]!.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'VALIDATION_FAILED' }) })]);
+    expect(badId.results[0]!.errors).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'VALIDATION_FAILED' }) }),
+    ]);
   });
 
   it('refuses a browser from an origin that is neither this one nor in CORS_ORIGINS (403), and accepts those', async () => {
     const status = (origin: string) =>
       new Promise<number>((resolve) => {
-        const socket = new WebSocket(url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws', { headers: { origin } });
+        const socket = new WebSocket(url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws', {
+          headers: { origin },
+        });
         socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
         socket.on('open', () => {
           socket.close();
@@ -264,7 +309,9 @@ describe('shutdown', () => {
 describe('over HTTP', () => {
   it('refuses a subscription sent as a POST with a clear 400, pointing at WebSocket', async () => {
     const reply = await t.gql(doc(STOCK), {});
-    expect(reply.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) })]);
+    expect(reply.errors).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) }),
+    ]);
     expect(reply.errors![0]!.message).toMatch(/WebSocket/);
   });
 });

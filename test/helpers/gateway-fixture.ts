@@ -102,9 +102,15 @@ export async function petInStock(url: string, admin: Record<string, string>, sto
   const { createPet } = await ok('mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', {
     c: createCategory.id,
   });
-  await ok('mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }'.replace('$q', String(stock)), {
-    p: createPet.id,
-  });
+  await ok(
+    'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }'.replace(
+      '$q',
+      String(stock),
+    ),
+    {
+      p: createPet.id,
+    },
+  );
   return createPet.id as string;
 }
 

@@ -17,7 +17,7 @@ export default async function globalSetup(): Promise<void> {
     await client.end();
     return;
   }
-  const db = await createDatabase({ kind: "pglite", dataDir: null });
+  const db = await createDatabase({ kind: 'pglite', dataDir: null });
   await migrate(db);
   const dump = await db.pglite!.dumpDataDir('none');
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-test-')), 'template.tar');

@@ -6,7 +6,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: { values: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  arrayValue?: { values: AnyValue[] };
+};
 type KeyValue = { key: string; value: AnyValue };
 
 export interface ReceivedSpan {
@@ -33,7 +38,8 @@ function valueOf(v: AnyValue): unknown {
   return v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.boolValue);
 }
 
-const attributesOf = (list: KeyValue[] | undefined) => Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
+const attributesOf = (list: KeyValue[] | undefined) =>
+  Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
@@ -43,13 +49,22 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/traces') {
         const payload = JSON.parse(body) as {
-          resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: (Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes?: KeyValue[] })[] }[] }[];
+          resourceSpans?: {
+            resource?: { attributes?: KeyValue[] };
+            scopeSpans?: { spans?: (Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes?: KeyValue[] })[] }[];
+          }[];
         };
         for (const rs of payload.resourceSpans ?? []) {
           const resource = attributesOf(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              spans.push({ ...s, parentSpanId: s.parentSpanId ?? '', attributes: attributesOf(s.attributes), status: s.status ?? {}, resource });
+              spans.push({
+                ...s,
+                parentSpanId: s.parentSpanId ?? '',
+                attributes: attributesOf(s.attributes),
+                status: s.status ?? {},
+                resource,
+              });
             }
           }
         }

@@ -42,8 +42,7 @@ function newAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-const templateRegExp = (template: string) =>
-  new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+const templateRegExp = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 export async function restClient(t: TestApp): Promise<RestClient> {
   const raw = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenAPIV3.Document;
@@ -73,8 +72,7 @@ export async function restClient(t: TestApp): Promise<RestClient> {
       return;
     }
     const response = (operation.responses[String(res.statusCode)] ?? operation.responses.default) as
-      | OpenAPIV3.ResponseObject
-      | undefined;
+      OpenAPIV3.ResponseObject | undefined;
     if (!response) throw new Error(`${where}: status not documented for ${method} ${template}`);
     const media = response.content?.['application/json'];
     if (media?.schema && method !== 'HEAD') {
@@ -90,7 +88,8 @@ export async function restClient(t: TestApp): Promise<RestClient> {
       const value = res.headers[name.toLowerCase()];
       const schema = (header as OpenAPIV3.HeaderObject).schema;
       if (value === undefined || !schema) continue;
-      if (!compile(headers, schema as object)(value)) throw new Error(`${where}: header ${name}: ${value} does not match the document`);
+      if (!compile(headers, schema as object)(value))
+        throw new Error(`${where}: header ${name}: ${value} does not match the document`);
     }
   }
 

@@ -102,7 +102,10 @@ export const runApiKeyCli = (args: string[], env: Record<string, string>): Promi
   runScript('src/modules/auth/api-key.cli.js', args, env);
 
 /** Creates a key with the CLI and returns its Authorization header (the key is the last line). */
-export async function createApiKeyWithCli(scopes: string[], env: Record<string, string>): Promise<Record<string, string>> {
+export async function createApiKeyWithCli(
+  scopes: string[],
+  env: Record<string, string>,
+): Promise<Record<string, string>> {
   const result = await runApiKeyCli(['create', '--name', 'test', '--scopes', scopes.join(',')], env);
   if (result.code !== 0) throw new Error(`apikey create failed: ${result.stderr}`);
   return { authorization: `Bearer ${result.stdout.trim().split('\n').at(-1)}` };

@@ -41,7 +41,11 @@ export interface TestApp extends TestDatabase {
     headers?: Record<string, string>,
   ): Promise<GraphQLReply<TResult>>;
   /** Like `gql`, but fails the test when the answer has errors. */
-  gqlOk<TResult, TVariables>(document: TypedDocument<TResult, TVariables>, variables?: TVariables, headers?: Record<string, string>): Promise<TResult>;
+  gqlOk<TResult, TVariables>(
+    document: TypedDocument<TResult, TVariables>,
+    variables?: TVariables,
+    headers?: Record<string, string>,
+  ): Promise<TResult>;
   close(): Promise<void>;
 }
 
@@ -78,7 +82,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.database ?? (await createTestDatabase());
   // Tests send thousands of requests from one address: the rate limit is tested on its own.
   const appConfig = { ...testConfig({ RATE_LIMIT_MAX: '1000000', ...options.env }), database: database.config };
-  const app = await buildApp({ config: appConfig, db: database.db, logger: options.logger ?? false, clock: options.clock });
+  const app = await buildApp({
+    config: appConfig,
+    db: database.db,
+    logger: options.logger ?? false,
+    clock: options.clock,
+  });
   options.routes?.(app);
   await app.ready();
   const services = createServices(database.db);

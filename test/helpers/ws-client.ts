@@ -31,7 +31,10 @@ export interface Subscription<T> {
 }
 
 /** `graphql-ws` over `ws` to `url` (http:// is turned into ws://); no retries, so a close is final. */
-export function connectWs(url: string, options: { connectionParams?: Record<string, unknown>; headers?: Record<string, string> } = {}): TestWsClient {
+export function connectWs(
+  url: string,
+  options: { connectionParams?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): TestWsClient {
   let onClosed!: (c: Closed) => void;
   let onConnected!: () => void;
   const closed = new Promise<Closed>((r) => (onClosed = r));

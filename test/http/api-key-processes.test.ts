@@ -66,7 +66,10 @@ describeWithPostgres('API keys across gateway processes sharing one PostgreSQL d
 
   /** Waits (a few seconds at most) for a log line of `server`, after its first `from` lines. */
   const loggedSince = async (server: ServerProcess, from: number, msg: RegExp) =>
-    pollUntil(async () => server.output.slice(from).some((line) => msg.test(line)), (seen) => seen);
+    pollUntil(
+      async () => server.output.slice(from).some((line) => msg.test(line)),
+      (seen) => seen,
+    );
 
   it('a key revoked with the CLI is refused by every server moments later', async () => {
     const key = await createKey('shared');
@@ -80,8 +83,18 @@ describeWithPostgres('API keys across gateway processes sharing one PostgreSQL d
 
     const revoked = await runApiKeyCli(['revoke', key.id], env);
     expect(revoked.code).toBe(0);
-    expect(await pollUntil(() => ask(a, key), (status) => status === 401)).toBe(401);
-    expect(await pollUntil(() => ask(b, key), (status) => status === 401)).toBe(401);
+    expect(
+      await pollUntil(
+        () => ask(a, key),
+        (status) => status === 401,
+      ),
+    ).toBe(401);
+    expect(
+      await pollUntil(
+        () => ask(b, key),
+        (status) => status === 401,
+      ),
+    ).toBe(401);
   });
 
   it('a server that loses its LISTEN connection stops using its cache until it listens again', async () => {
@@ -108,7 +121,12 @@ describeWithPostgres('API keys across gateway processes sharing one PostgreSQL d
     expect(await ask(b, next)).toBe(200); // cached again
     // Revoking an already revoked key still notifies: the CLI flushes a revocation made by hand.
     expect((await runApiKeyCli(['revoke', next.id], env)).code).toBe(0);
-    expect(await pollUntil(() => ask(b, next), (status) => status === 401)).toBe(401);
+    expect(
+      await pollUntil(
+        () => ask(b, next),
+        (status) => status === 401,
+      ),
+    ).toBe(401);
   });
 
   it('stops cleanly with its listener open', async () => {

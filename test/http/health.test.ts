@@ -11,7 +11,11 @@ describe('operational endpoints', () => {
     expect((await t.app.inject('/healthz')).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok', database: t.db.kind, checks: { database: 'ok', rateLimit: 'ok (memory)' } });
+    expect(ready.json()).toEqual({
+      status: 'ok',
+      database: t.db.kind,
+      checks: { database: 'ok', rateLimit: 'ok (memory)' },
+    });
   });
 
   it('answers an unknown path with the spec Error object', async () => {
@@ -23,7 +27,9 @@ describe('operational endpoints', () => {
 
   it('gives every response a request id, keeping a sane incoming one and replacing an unsafe one', async () => {
     expect((await t.app.inject('/healthz')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id']).toBe('abc-123');
+    expect(
+      (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id'],
+    ).toBe('abc-123');
     expect(
       (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\u0001' } })).headers['x-request-id'],
     ).not.toContain('bad');
@@ -43,7 +49,11 @@ describe('readiness without a database', () => {
       await t.db.close();
       const ready = await t.app.inject('/readyz');
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toEqual({ status: 'unavailable', database: t.db.kind, checks: { database: 'unavailable', rateLimit: 'ok (memory)' } });
+      expect(ready.json()).toEqual({
+        status: 'unavailable',
+        database: t.db.kind,
+        checks: { database: 'unavailable', rateLimit: 'ok (memory)' },
+      });
       expect((await t.app.inject('/healthz')).statusCode).toBe(200);
     } finally {
       await t.app.close();

@@ -15,32 +15,96 @@ const INTERNAL_TEXT =
 
 /** Operations with variables, so that generated variable values reach every argument type. */
 const OPERATIONS: { query: string; variables: string[]; mutation: boolean }[] = [
-  { query: 'query($id: ID!) { pet(id: $id) { id name status category { name } } }', variables: ['id'], mutation: false },
   {
-    query: 'query($f: PetFilter, $o: PetOrder, $first: Int, $after: String, $last: Int, $before: String) { pets(filter: $f, orderBy: $o, first: $first, after: $after, last: $last, before: $before) { totalCount nodes { id } pageInfo { endCursor } } }',
+    query: 'query($id: ID!) { pet(id: $id) { id name status category { name } } }',
+    variables: ['id'],
+    mutation: false,
+  },
+  {
+    query:
+      'query($f: PetFilter, $o: PetOrder, $first: Int, $after: String, $last: Int, $before: String) { pets(filter: $f, orderBy: $o, first: $first, after: $after, last: $last, before: $before) { totalCount nodes { id } pageInfo { endCursor } } }',
     variables: ['f', 'o', 'first', 'after', 'last', 'before'],
     mutation: false,
   },
-  { query: 'query($f: OrderFilter, $first: Int, $after: String) { orders(filter: $f, first: $first, after: $after) { nodes { id quantity } } }', variables: ['f', 'first', 'after'], mutation: false },
-  { query: 'query($f: InventoryFilter, $first: Int) { inventoryItems(filter: $f, first: $first) { nodes { petId quantity } } }', variables: ['f', 'first'], mutation: false },
-  { query: 'query($id: ID!, $first: Int, $after: String) { category(id: $id) { pets(first: $first, after: $after) { nodes { id } } } }', variables: ['id', 'first', 'after'], mutation: false },
+  {
+    query:
+      'query($f: OrderFilter, $first: Int, $after: String) { orders(filter: $f, first: $first, after: $after) { nodes { id quantity } } }',
+    variables: ['f', 'first', 'after'],
+    mutation: false,
+  },
+  {
+    query:
+      'query($f: InventoryFilter, $first: Int) { inventoryItems(filter: $f, first: $first) { nodes { petId quantity } } }',
+    variables: ['f', 'first'],
+    mutation: false,
+  },
+  {
+    query:
+      'query($id: ID!, $first: Int, $after: String) { category(id: $id) { pets(first: $first, after: $after) { nodes { id } } } }',
+    variables: ['id', 'first', 'after'],
+    mutation: false,
+  },
   { query: 'mutation($input: NewPet!) { createPet(input: $input) { id } }', variables: ['input'], mutation: true },
-  { query: 'mutation($id: ID!, $input: PetUpdate!) { updatePet(id: $id, input: $input) { id } }', variables: ['id', 'input'], mutation: true },
-  { query: 'mutation($id: ID!, $status: PetStatus!) { setPetStatus(id: $id, status: $status) { id } }', variables: ['id', 'status'], mutation: true },
-  { query: 'mutation($input: NewCategory!) { createCategory(input: $input) { id } }', variables: ['input'], mutation: true },
-  { query: 'mutation($id: ID!, $input: CategoryUpdate!) { updateCategory(id: $id, input: $input) { id } }', variables: ['id', 'input'], mutation: true },
+  {
+    query: 'mutation($id: ID!, $input: PetUpdate!) { updatePet(id: $id, input: $input) { id } }',
+    variables: ['id', 'input'],
+    mutation: true,
+  },
+  {
+    query: 'mutation($id: ID!, $status: PetStatus!) { setPetStatus(id: $id, status: $status) { id } }',
+    variables: ['id', 'status'],
+    mutation: true,
+  },
+  {
+    query: 'mutation($input: NewCategory!) { createCategory(input: $input) { id } }',
+    variables: ['input'],
+    mutation: true,
+  },
+  {
+    query: 'mutation($id: ID!, $input: CategoryUpdate!) { updateCategory(id: $id, input: $input) { id } }',
+    variables: ['id', 'input'],
+    mutation: true,
+  },
   { query: 'mutation($id: ID!) { deleteCategory(id: $id) { id } }', variables: ['id'], mutation: true },
-  { query: 'mutation($petId: ID!, $input: InventoryUpdate!) { updateInventory(petId: $petId, input: $input) { quantity } }', variables: ['petId', 'input'], mutation: true },
+  {
+    query:
+      'mutation($petId: ID!, $input: InventoryUpdate!) { updateInventory(petId: $petId, input: $input) { quantity } }',
+    variables: ['petId', 'input'],
+    mutation: true,
+  },
 ];
 
 const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', 'Re\u0000x', '\u202Eevil', '\uD800', '💥'.repeat(60), "'; DROP TABLE pets; --", '%_%', '\\'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'Re\u0000x',
+    '\u202Eevil',
+    '\uD800',
+    '💥'.repeat(60),
+    "'; DROP TABLE pets; --",
+    '%_%',
+    '\\',
+  ),
   fc.integer({ min: 1000, max: 200_000 }).map((n) => 'x'.repeat(n)),
 );
 const hostileId = fc.oneof(
-  fc.constantFrom('1', '2', '0', '-1', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '1e3', '0x10', ' 1', '١'),
+  fc.constantFrom(
+    '1',
+    '2',
+    '0',
+    '-1',
+    '9223372036854775807',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1e3',
+    '0x10',
+    ' 1',
+    '١',
+  ),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
   fc.double().map((d) => d as unknown),
   hostileString,
@@ -64,7 +128,21 @@ const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.constantFrom('AVAILABLE', 'SOLD', 'available', 'NAME', 'ID', 'ASC'),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(
-      fc.constantFrom('name', 'categoryId', 'status', 'description', 'quantity', 'petId', 'complete', 'nameContains', 'quantityBelow', 'field', 'direction', '__proto__', 'constructor'),
+      fc.constantFrom(
+        'name',
+        'categoryId',
+        'status',
+        'description',
+        'quantity',
+        'petId',
+        'complete',
+        'nameContains',
+        'quantityBelow',
+        'field',
+        'direction',
+        '__proto__',
+        'constructor',
+      ),
       tie('value'),
       { maxKeys: 4 },
     ),
@@ -117,7 +195,12 @@ describe('hostile input', () => {
   afterAll(() => t.close());
 
   const send = (payload: string | object, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload });
+    t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload,
+    });
 
   it('survives GraphQL variables of every wrong type, with and without a key', async () => {
     await fc.assert(
@@ -127,7 +210,9 @@ describe('hostile input', () => {
         fc.boolean(),
         asHeaders,
         async (op, values, omitSome, as) => {
-          const variables = Object.fromEntries(op.variables.map((name, i) => [name, values[i]]).filter((_, i) => !(omitSome && i % 2)));
+          const variables = Object.fromEntries(
+            op.variables.map((name, i) => [name, values[i]]).filter((_, i) => !(omitSome && i % 2)),
+          );
           const res = await send({ query: op.query, variables }, as === 'admin' ? t.admin : {});
           await check(res, op.mutation);
         },
@@ -139,15 +224,33 @@ describe('hostile input', () => {
   it('survives malformed, truncated and mistyped request bodies', async () => {
     const valid = fc
       .tuple(fc.constantFrom(...OPERATIONS), fc.array(hostileValue, { minLength: 6, maxLength: 6 }))
-      .map(([op, v]) => JSON.stringify({ query: op.query, variables: Object.fromEntries(op.variables.map((n, i) => [n, v[i]])) }));
+      .map(([op, v]) =>
+        JSON.stringify({ query: op.query, variables: Object.fromEntries(op.variables.map((n, i) => [n, v[i]])) }),
+      );
     const body = fc.oneof(
       fc.tuple(valid, fc.nat()).map(([s, n]) => s.slice(0, n % Math.max(1, s.length))),
       fc.string({ unit: 'binary', maxLength: 200 }),
       fc.jsonValue().map((v) => JSON.stringify(v) ?? ''),
-      fc.record({ query: hostileValue, variables: hostileValue, operationName: hostileValue, extensions: hostileValue }).map((r) => JSON.stringify(r)),
-      fc.constantFrom('[{"query":"{ __typename }"}]', '{"query":"{ __typename }","variables":"x"}', '\u0000', '{"query":"\u0000"}', '{"__proto__":{"query":"{ __typename }"}}'),
+      fc
+        .record({ query: hostileValue, variables: hostileValue, operationName: hostileValue, extensions: hostileValue })
+        .map((r) => JSON.stringify(r)),
+      fc.constantFrom(
+        '[{"query":"{ __typename }"}]',
+        '{"query":"{ __typename }","variables":"x"}',
+        '\u0000',
+        '{"query":"\u0000"}',
+        '{"__proto__":{"query":"{ __typename }"}}',
+      ),
     );
-    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/graphql', '');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/graphql',
+      '',
+    );
     await fc.assert(
       fc.asyncProperty(body, contentType, asHeaders, async (payload, type, as) => {
         const headers: Record<string, string> = { ...(as === 'admin' ? t.admin : {}) };
@@ -166,16 +269,26 @@ describe('hostile input', () => {
         { depthSize: 'small' },
         fc.constantFrom('id', 'name', 'status', 'categoryId', '__typename', 'nosuchfield'),
         tie('category').map((c) => `category { ${c} }`),
-        fc.tuple(fc.integer({ min: -5, max: 300 }), tie('order')).map(([n, o]) => `orders(first: ${n}) { nodes { ${o} } }`),
-        fc.tuple(fc.nat(40), tie('pet')).map(([n, s]) => Array.from({ length: n + 1 }, (_, i) => `a${i}: ${s}`).join(' ')),
+        fc
+          .tuple(fc.integer({ min: -5, max: 300 }), tie('order'))
+          .map(([n, o]) => `orders(first: ${n}) { nodes { ${o} } }`),
+        fc
+          .tuple(fc.nat(40), tie('pet'))
+          .map(([n, s]) => Array.from({ length: n + 1 }, (_, i) => `a${i}: ${s}`).join(' ')),
         tie('pet').map((s) => `... on Pet { ${s} } ${s} @include(if: true) @skip(if: false)`),
       ),
       category: fc.oneof(
         { depthSize: 'small' },
         fc.constantFrom('id', 'name', 'description'),
-        fc.tuple(fc.integer({ min: -5, max: 300 }), tie('pet')).map(([n, s]) => `pets(first: ${n}) { nodes { ${s} } totalCount }`),
+        fc
+          .tuple(fc.integer({ min: -5, max: 300 }), tie('pet'))
+          .map(([n, s]) => `pets(first: ${n}) { nodes { ${s} } totalCount }`),
       ),
-      order: fc.oneof({ depthSize: 'small' }, fc.constantFrom('id', 'quantity', 'complete'), tie('pet').map((s) => `pet { ${s} }`)),
+      order: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom('id', 'quantity', 'complete'),
+        tie('pet').map((s) => `pet { ${s} }`),
+      ),
     }));
     await fc.assert(
       fc.asyncProperty(selection.pet, fc.integer({ min: 0, max: 120 }), asHeaders, async (sel, first, as) => {
@@ -188,12 +301,15 @@ describe('hostile input', () => {
 
   it('survives hostile REST paths, parameters and headers', async () => {
     // Every byte percent-encoded (lone surrogates included, as U+FFFD), plus raw malformed escapes.
-    const encode = (s: string) => [...Buffer.from(s.slice(0, 2000), 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    const encode = (s: string) =>
+      [...Buffer.from(s.slice(0, 2000), 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
     const segment = fc.oneof(
       fc.oneof(hostileString, hostileId.map(String)).map(encode),
       fc.constantFrom('%', '%E0%A4%A', '%00', '..%2F..%2Fetc%2Fpasswd', '%C0%AF', '1%20OR%201=1', '%uD800'),
     );
-    const query = fc.dictionary(fc.constantFrom('complete', 'petId', 'limit', 'offset', 'x', '__proto__'), segment, { maxKeys: 4 });
+    const query = fc.dictionary(fc.constantFrom('complete', 'petId', 'limit', 'offset', 'x', '__proto__'), segment, {
+      maxKeys: 4,
+    });
     const auth = fc.oneof(
       fc.constant(undefined),
       fc.constant('admin'),
@@ -201,16 +317,22 @@ describe('hostile input', () => {
       fc.string({ unit: 'grapheme-ascii', maxLength: 80 }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/pets/', '/store/orders', '/graphql', '/nope/'), segment, query, auth, async (base, seg, q, a) => {
-        const search = new URLSearchParams(q as Record<string, string>).toString();
-        const url = `${base}${base.endsWith('/') ? seg : ''}${search ? `?${search}` : ''}`;
-        const headers: Record<string, string> = { 'apollo-require-preflight': 'true' };
-        if (a === 'admin') Object.assign(headers, t.admin);
-        // Header values must be valid HTTP header characters; light-my-request rejects others itself.
-        else if (a !== undefined && /^[\t\x20-\x7e]*$/.test(a)) headers.authorization = a;
-        const res = await t.app.inject({ method: 'GET', url, headers });
-        await check(res, false);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/pets/', '/store/orders', '/graphql', '/nope/'),
+        segment,
+        query,
+        auth,
+        async (base, seg, q, a) => {
+          const search = new URLSearchParams(q as Record<string, string>).toString();
+          const url = `${base}${base.endsWith('/') ? seg : ''}${search ? `?${search}` : ''}`;
+          const headers: Record<string, string> = { 'apollo-require-preflight': 'true' };
+          if (a === 'admin') Object.assign(headers, t.admin);
+          // Header values must be valid HTTP header characters; light-my-request rejects others itself.
+          else if (a !== undefined && /^[\t\x20-\x7e]*$/.test(a)) headers.authorization = a;
+          const res = await t.app.inject({ method: 'GET', url, headers });
+          await check(res, false);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -25,7 +25,9 @@ describe('malformed and oversized requests', () => {
   ])('answers %s on /graphql with 400 BAD_REQUEST as a GraphQL error', async (_label, payload, headers) => {
     const res = await post('/graphql', payload, headers);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+    expect(res.json()).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST', status: 400 } }],
+    });
   });
 
   it('answers malformed JSON elsewhere in the spec Error shape', async () => {
@@ -37,15 +39,23 @@ describe('malformed and oversized requests', () => {
   it.each([
     ['text/plain', '{"query":"{ pets { totalCount } }"}'],
     ['application/x-www-form-urlencoded', 'query=%7B__typename%7D'],
-    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="query"\r\n\r\n{ __typename }\r\n--x--\r\n'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="query"\r\n\r\n{ __typename }\r\n--x--\r\n',
+    ],
   ])('refuses a %s POST on /graphql with 415 UNSUPPORTED_MEDIA_TYPE (the CSRF rule)', async (type, payload) => {
     const res = await post('/graphql', payload, { 'content-type': type });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 } }] });
+    expect(res.json()).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 } }],
+    });
   });
 
   it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
-    const big = JSON.stringify({ query: '{ pets { totalCount } }', variables: { x: 'a'.repeat(t.appConfig.limits.bodyBytes) } });
+    const big = JSON.stringify({
+      query: '{ pets { totalCount } }',
+      variables: { x: 'a'.repeat(t.appConfig.limits.bodyBytes) },
+    });
     const res = await post('/graphql', big);
     expect(res.statusCode).toBe(413);
     expect(res.json().errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
@@ -79,12 +89,15 @@ describe('GraphQL complexity limits', () => {
   it('rejects a query deeper than 10 and accepts one of depth 10', async () => {
     // Depth of nested(n): pets, nodes, then 3 per level, then id.
     await tooComplex(nested(3), 'depth');
-    const ok = await query('{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { pets(first: 1) { nodes { id } } } } } } } } }');
+    const ok = await query(
+      '{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { pets(first: 1) { nodes { id } } } } } } } } }',
+    );
     expect(ok.statusCode).toBe(200);
   });
 
   it('rejects more than 15 aliases', async () => {
-    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: inventorySummary { quantity }`).join(' ')} }`;
+    const aliases = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: inventorySummary { quantity }`).join(' ')} }`;
     expect((await query(aliases(15))).statusCode).toBe(200);
     await tooComplex(aliases(16), 'aliases');
   });
@@ -96,7 +109,8 @@ describe('GraphQL complexity limits', () => {
   it('rejects a query over the cost budget, counting page sizes given as literals or variables', async () => {
     const wide = '{ pets(first: 100) { nodes { id category { pets(first: 100) { nodes { id } } } } } }';
     await tooComplex(wide, 'cost');
-    const viaVariables = 'query($n: Int) { pets(first: $n) { nodes { id category { pets(first: $n) { nodes { id } } } } } }';
+    const viaVariables =
+      'query($n: Int) { pets(first: $n) { nodes { id category { pets(first: $n) { nodes { id } } } } } }';
     await tooComplex(viaVariables, 'cost', { n: 100 });
     expect((await query(viaVariables, { n: 2 })).statusCode).toBe(200);
     // Verdicts are remembered per document and page sizes: the same document with other sizes is
@@ -115,7 +129,8 @@ describe('GraphQL complexity limits', () => {
     const fullPage =
       '{ pets(first: 100) { edges { cursor node { id name status category { id name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
     expect((await query(fullPage)).statusCode).toBe(200);
-    const nested = '{ categories(first: 20) { nodes { name pets(first: 20) { nodes { name inventory { quantity } } } } } }';
+    const nested =
+      '{ categories(first: 20) { nodes { name pets(first: 20) { nodes { name inventory { quantity } } } } } }';
     expect((await query(nested)).statusCode).toBe(200);
   });
 
@@ -134,7 +149,13 @@ describe('the rate limit (in memory)', () => {
   afterAll(() => t.close());
 
   const ask = (headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
-    t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: { query: '{ __typename }' }, remoteAddress });
+    t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...json, ...headers },
+      payload: { query: '{ __typename }' },
+      remoteAddress,
+    });
 
   it('answers 429 RATE_LIMITED with Retry-After and RateLimit headers once a client address is over', async () => {
     const first = await ask();
@@ -146,7 +167,9 @@ describe('the rate limit (in memory)', () => {
     const over = await ask();
     expect(over.statusCode).toBe(429);
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-    expect(over.json()).toEqual({ errors: [{ message: expect.stringContaining('Rate limit'), extensions: { code: 'RATE_LIMITED', status: 429 } }] });
+    expect(over.json()).toEqual({
+      errors: [{ message: expect.stringContaining('Rate limit'), extensions: { code: 'RATE_LIMITED', status: 429 } }],
+    });
     // Another address has its own budget, and health checks are never limited.
     expect((await ask({}, '10.0.0.2')).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
@@ -191,9 +214,19 @@ describe('production hardening', () => {
     try {
       const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
       expect(page.headers['content-type']).not.toContain('text/html');
-      const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload: { query: '{ __schema { types { name } } }' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: json,
+        payload: { query: '{ __schema { types { name } } }' },
+      });
       expect(res.statusCode).toBe(400);
-      const typo = await t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload: { query: '{ pet { nam } }' } });
+      const typo = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: json,
+        payload: { query: '{ pet { nam } }' },
+      });
       expect(typo.body).not.toMatch(/Did you mean/);
       // The CSP header is back on /graphql when there is no landing page.
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
@@ -215,13 +248,19 @@ describe('production hardening', () => {
       const good = await createApiKey(t, ['admin']);
       const bad = { authorization: 'Bearer pk_thisIsNotARealKeyButMustNotBeLoggedEither000000' };
       for (const headers of [good, bad, { authorization: 'Basic c2VjcmV0OnBhc3N3b3Jk' }]) {
-        await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: { query: '{ orders { totalCount } }' } });
+        await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { ...json, ...headers },
+          payload: { query: '{ orders { totalCount } }' },
+        });
         await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...json, ...headers }, payload: '{bad json' });
       }
       t.app.log.info({ req: { headers: { ...good } }, headers: { ...good } }, 'a line that tries to log the header');
       const all = lines.join('');
       expect(lines.length).toBeGreaterThan(5);
-      for (const secret of [good.authorization!.slice(7), 'pk_thisIsNotARealKey', 'c2VjcmV0OnBhc3N3b3Jk']) expect(all).not.toContain(secret);
+      for (const secret of [good.authorization!.slice(7), 'pk_thisIsNotARealKey', 'c2VjcmV0OnBhc3N3b3Jk'])
+        expect(all).not.toContain(secret);
       expect(all).toContain('[Redacted]');
     } finally {
       await t.close();

@@ -47,8 +47,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
   };
 
   type Sample = { labels: Record<string, string>; value?: number; count?: number };
-  const family = (metrics: PromMetrics, name: string) =>
-    metrics[name] as { type: string; data: Sample[] } | undefined;
+  const family = (metrics: PromMetrics, name: string) => metrics[name] as { type: string; data: Sample[] } | undefined;
   /** The sum of the values (histograms: of the counts) of the samples whose labels include `labels`. */
   const total = (metrics: PromMetrics, name: string, labels: Record<string, string> = {}) =>
     (family(metrics, name)?.data ?? [])
@@ -83,10 +82,16 @@ describe('Prometheus metrics on METRICS_PORT', () => {
 
   it('counts what was sent, by route pattern, operation name (bounded) and error code, and only on its own port', async () => {
     // GraphQL with a key (its own rate-limit counter): 10 operations.
-    for (let i = 0; i < 3; i++) expect((await gql('query PetsA { pets(first: 1) { totalCount } }')).body.errors).toBeUndefined();
-    for (let i = 0; i < 2; i++) expect((await gql('query PetsB($n: Int) { pets(first: $n) { totalCount } }', { n: 1 })).body.errors).toBeUndefined();
+    for (let i = 0; i < 3; i++)
+      expect((await gql('query PetsA { pets(first: 1) { totalCount } }')).body.errors).toBeUndefined();
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await gql('query PetsB($n: Int) { pets(first: $n) { totalCount } }', { n: 1 })).body.errors,
+      ).toBeUndefined();
     // PetsB again with a variable of the wrong type: an error under its own name.
-    expect((await gql('query PetsB($n: Int) { pets(first: $n) { totalCount } }', { n: 'x' })).body.errors).toHaveLength(1);
+    expect((await gql('query PetsB($n: Int) { pets(first: $n) { totalCount } }', { n: 'x' })).body.errors).toHaveLength(
+      1,
+    );
     // Past METRICS_MAX_OPERATION_NAMES=2 distinct names: folded into __other.
     await gql('query Extra1 { __typename }');
     await gql('query Extra2 { __typename }');
@@ -111,15 +116,20 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     const m = await scrape();
     // HTTP durations by method, route pattern and status; never the raw URL.
     expect(total(m, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(10);
-    expect(total(m, 'http_request_duration_seconds', { method: 'GET', route: '/pets/:petId', status_code: '404' })).toBe(n404);
-    expect(total(m, 'http_request_duration_seconds', { method: 'GET', route: '/pets/:petId', status_code: '429' })).toBe(n429);
+    expect(
+      total(m, 'http_request_duration_seconds', { method: 'GET', route: '/pets/:petId', status_code: '404' }),
+    ).toBe(n404);
+    expect(
+      total(m, 'http_request_duration_seconds', { method: 'GET', route: '/pets/:petId', status_code: '429' }),
+    ).toBe(n429);
     const routes = new Set(family(m, 'http_request_duration_seconds')!.data.map((s) => s.labels!.route));
     expect([...routes].filter((r) => /999999|no-such-path|metrics/.test(r))).toEqual([]);
     expect(routes).toContain('__unmatched');
     expect(family(m, 'http_request_duration_seconds')!.type).toBe('histogram');
 
     // GraphQL operations by name (bounded) and type.
-    const ops = (name: string, type = 'query') => total(m, 'graphql_operation_duration_seconds', { operation_name: name, operation_type: type });
+    const ops = (name: string, type = 'query') =>
+      total(m, 'graphql_operation_duration_seconds', { operation_name: name, operation_type: type });
     expect(ops('PetsA')).toBe(3);
     expect(ops('PetsB')).toBe(3);
     expect(ops('__other')).toBe(2);
@@ -128,7 +138,9 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     const names = new Set(family(m, 'graphql_operation_duration_seconds')!.data.map((s) => s.labels!.operation_name));
     expect([...names].sort()).toEqual(['PetsA', 'PetsB', '__anonymous', '__other', '__unknown']);
     expect(total(m, 'graphql_operation_errors_total', { operation_name: 'PetsB', code: 'VALIDATION_FAILED' })).toBe(1);
-    expect(total(m, 'graphql_operation_errors_total', { operation_name: '__unknown', code: 'VALIDATION_FAILED' })).toBe(1);
+    expect(total(m, 'graphql_operation_errors_total', { operation_name: '__unknown', code: 'VALIDATION_FAILED' })).toBe(
+      1,
+    );
     expect(total(m, 'graphql_operation_errors_total')).toBe(2);
 
     // The deprecated path's answers and the rate limit's refusals.
@@ -144,7 +156,12 @@ describe('Prometheus metrics on METRICS_PORT', () => {
 
     // Open subscriptions (none), Node's process metrics.
     expect(family(m, 'graphql_subscriptions_open')?.type).toBe('gauge');
-    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'process_cpu_seconds_total']) {
+    for (const name of [
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+      'process_cpu_seconds_total',
+    ]) {
       expect(family(m, name)).toBeDefined();
     }
 
@@ -177,8 +194,8 @@ describe('Prometheus metrics on METRICS_PORT', () => {
 
 describe('metrics off', () => {
   it('refuses METRICS_PORT equal to PORT at start', async () => {
-    await expect(startServerProcess({ METRICS_PORT: '4000', PORT: '4000', PGLITE_DATA_DIR: '/nonexistent' })).rejects.toThrow(
-      /METRICS_PORT/,
-    );
+    await expect(
+      startServerProcess({ METRICS_PORT: '4000', PORT: '4000', PGLITE_DATA_DIR: '/nonexistent' }),
+    ).rejects.toThrow(/METRICS_PORT/);
   });
 });

@@ -65,7 +65,13 @@ describe('graceful shutdown', () => {
     // A request whose body is still arriving when the signal comes: in flight, not idle.
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/graphql',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (c: string) => (text += c));
@@ -86,6 +92,8 @@ describe('graceful shutdown', () => {
     const code = server.child.exitCode ?? (await new Promise((resolve) => server.child.once('exit', resolve)));
     expect(code).toBe(0);
     const lines = server.output.map((l) => JSON.parse(l) as { msg: string });
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['shutting down: finishing in-flight requests', 'stopped']));
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['shutting down: finishing in-flight requests', 'stopped']),
+    );
   });
 });

@@ -43,7 +43,9 @@ describeWithRedis('the rate limit across two processes (Redis)', () => {
       statuses.push(res.status);
       if (res.status === 429) {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('RATE_LIMITED');
+        expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+          'RATE_LIMITED',
+        );
       }
     }
     // Each process alone saw 4 requests, under its limit of 5: only a shared count trips.

@@ -57,7 +57,9 @@ describe('the request log', () => {
       url: '/graphql?access_token=[REDACTED]&api_key=[REDACTED]&first=1',
       status: 200,
       graphql: { operationName: 'PetsForTheLog', operationType: 'query' },
-      msg: expect.stringMatching(/^POST \/graphql\?access_token=\[REDACTED\]&api_key=\[REDACTED\]&first=1 200 [\d.]+ ms query PetsForTheLog$/),
+      msg: expect.stringMatching(
+        /^POST \/graphql\?access_token=\[REDACTED\]&api_key=\[REDACTED\]&first=1 200 [\d.]+ ms query PetsForTheLog$/,
+      ),
     });
     expect(mine[0]!.durationMs).toEqual(expect.any(Number));
   });
@@ -95,7 +97,10 @@ describe('the request log', () => {
     expect(revoked.code).toBe(0);
     await settle();
     expect(lines().filter((l) => l.apiKey)).toEqual([
-      expect.objectContaining({ msg: `API key ${id} "logged" created`, apiKey: expect.objectContaining({ id, name: 'logged', scopes: ['orders:read'] }) }),
+      expect.objectContaining({
+        msg: `API key ${id} "logged" created`,
+        apiKey: expect.objectContaining({ id, name: 'logged', scopes: ['orders:read'] }),
+      }),
       expect.objectContaining({ msg: `API key ${id} "logged" revoked`, apiKey: expect.objectContaining({ id }) }),
     ]);
     expect(server.output.join('\n')).not.toContain(key);

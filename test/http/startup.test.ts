@@ -38,7 +38,9 @@ describe('starting the service', () => {
     const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
     await server.stop();
     const messages = server.output.map((l) => JSON.parse(l) as { msg: string; graphql?: string });
-    const count = fs.readdirSync(path.resolve(__dirname, '..', '..', 'prisma', 'migrations')).filter((d) => /^\d/.test(d)).length;
+    const count = fs
+      .readdirSync(path.resolve(__dirname, '..', '..', 'prisma', 'migrations'))
+      .filter((d) => /^\d/.test(d)).length;
     expect(messages.map((m) => m.msg)).toEqual(
       expect.arrayContaining([
         `creating the embedded database in ${dataDir} (first start, a few seconds)`,
@@ -47,15 +49,22 @@ describe('starting the service', () => {
         'petstore gateway ready',
       ]),
     );
-    expect(messages.find((m) => m.msg === 'petstore gateway ready')?.graphql).toMatch(/^http:\/\/localhost:\d+\/graphql$/);
+    expect(messages.find((m) => m.msg === 'petstore gateway ready')?.graphql).toMatch(
+      /^http:\/\/localhost:\d+\/graphql$/,
+    );
   });
 
   it('answers a port in use with one line naming PORT', async () => {
     const holder = await listeningServer();
     try {
-      const { code, lines } = await failedStart({ PORT: String(portOf(holder)), PGLITE_DATA_DIR: path.join(tmp, 'port') });
+      const { code, lines } = await failedStart({
+        PORT: String(portOf(holder)),
+        PGLITE_DATA_DIR: path.join(tmp, 'port'),
+      });
       expect(code).toBe(1);
-      expect(lines).toEqual([expect.stringMatching(new RegExp(`^Port ${portOf(holder)} on 127\\.0\\.0\\.1 is already in use.*set PORT`))]);
+      expect(lines).toEqual([
+        expect.stringMatching(new RegExp(`^Port ${portOf(holder)} on 127\\.0\\.0\\.1 is already in use.*set PORT`)),
+      ]);
     } finally {
       holder.close();
     }
@@ -67,7 +76,9 @@ describe('starting the service', () => {
     fs.writeFileSync(file, '');
     const { code, lines } = await failedStart({ PGLITE_DATA_DIR: path.join(file, 'data') });
     expect(code).toBe(1);
-    expect(lines).toEqual([expect.stringMatching(/^Cannot write the embedded database directory .*\(PGLITE_DATA_DIR\): ENOTDIR\..*writable/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^Cannot write the embedded database directory .*\(PGLITE_DATA_DIR\): ENOTDIR\..*writable/),
+    ]);
   });
 
   it('answers a damaged data directory with one line naming PGLITE_DATA_DIR', async () => {
@@ -76,7 +87,11 @@ describe('starting the service', () => {
     fs.writeFileSync(path.join(dataDir, 'PG_VERSION'), '17\n');
     const { code, lines } = await failedStart({ PGLITE_DATA_DIR: dataDir });
     expect(code).toBe(1);
-    expect(lines).toEqual([expect.stringMatching(/^The embedded database in .* \(PGLITE_DATA_DIR\) could not be opened.*Move the directory away/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^The embedded database in .* \(PGLITE_DATA_DIR\) could not be opened.*Move the directory away/,
+      ),
+    ]);
   });
 
   it('retries a PostgreSQL server that does not answer for DB_STARTUP_RETRY_MS, then says so in one line naming DATABASE_URL', async () => {
@@ -90,7 +105,9 @@ describe('starting the service', () => {
     expect(code).toBe(1);
     expect(lines).toEqual([
       expect.stringMatching(
-        new RegExp(`^Cannot reach the PostgreSQL server of DATABASE_URL \\(postgresql://petstore:\\*\\*\\*@127\\.0\\.0\\.1:${port}/petstore\\) after trying for 2 s: .*ECONNREFUSED`),
+        new RegExp(
+          `^Cannot reach the PostgreSQL server of DATABASE_URL \\(postgresql://petstore:\\*\\*\\*@127\\.0\\.0\\.1:${port}/petstore\\) after trying for 2 s: .*ECONNREFUSED`,
+        ),
       ),
     ]);
     expect(lines.join('\n')).not.toContain('secret');
@@ -105,7 +122,9 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('starting on PostgreSQL', () => {
     const { code, lines } = await failedStart({ DATABASE_URL: url.toString(), DB_STARTUP_RETRY_MS: '30000' });
     expect(code).toBe(1);
     expect(lines).toEqual([
-      expect.stringMatching(/^The database of DATABASE_URL \(.*\/petstore_does_not_exist\) does not exist: .*createdb petstore_does_not_exist/),
+      expect.stringMatching(
+        /^The database of DATABASE_URL \(.*\/petstore_does_not_exist\) does not exist: .*createdb petstore_does_not_exist/,
+      ),
     ]);
   });
 
@@ -147,7 +166,10 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('starting on PostgreSQL', () => {
       const messages = server.output.map((l) => (JSON.parse(l) as { msg: string }).msg);
       expect(cut).toBeGreaterThan(0);
       expect(messages).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^waiting for PostgreSQL at .*; retrying$/), 'PostgreSQL answers now']),
+        expect.arrayContaining([
+          expect.stringMatching(/^waiting for PostgreSQL at .*; retrying$/),
+          'PostgreSQL answers now',
+        ]),
       );
     } finally {
       proxy.close();

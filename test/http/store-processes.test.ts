@@ -57,14 +57,20 @@ describeWithPostgres('two gateway processes sharing one PostgreSQL database', ()
   it('50 concurrent orders of 1 on a stock of 10, split across both, place exactly 10', async () => {
     const [a, b] = servers.map((s) => s.url) as [string, string];
     const { createCategory } = await ok(a, 'mutation { createCategory(input: { name: "Across processes" }) { id } }');
-    const { createPet } = await ok(a, 'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', {
-      c: createCategory.id,
-    });
+    const { createPet } = await ok(
+      a,
+      'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }',
+      {
+        c: createCategory.id,
+      },
+    );
     const petId = createPet.id as string;
     await ok(b, 'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 10 }) { quantity } }', { p: petId });
 
     const place = 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }';
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i % 2 === 0 ? a : b, place, { p: petId })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post(i % 2 === 0 ? a : b, place, { p: petId })),
+    );
 
     const outcome = replies.map((r) => r.errors?.[0]?.extensions.code ?? 'OK');
     expect(outcome.filter((c) => c === 'OK')).toHaveLength(10);

@@ -55,21 +55,32 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
   it('a subscriber on B hears an order placed through A, within a second', async () => {
     const [a, b] = servers.map((s) => s.url) as [string, string];
     const { createCategory } = await ok(a, 'mutation { createCategory(input: { name: "Live" }) { id } }');
-    const { createPet } = await ok(a, 'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', { c: createCategory.id });
+    const { createPet } = await ok(
+      a,
+      'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }',
+      { c: createCategory.id },
+    );
     const petId = createPet.id as string;
     await ok(a, 'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 5 }) { quantity } }', { p: petId });
 
     const c = connectWs(b, { connectionParams: { Authorization: auth.authorization } });
-    const orders = subscribe(c, `subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }`, { p: [petId] });
+    const orders = subscribe(c, `subscription($p: [ID!]) { orderEvents(petIds: $p) { kind order { id quantity } } }`, {
+      p: [petId],
+    });
     // B's subscription is live once a change through A reaches it (a stock subscription as the probe).
     const probe = subscribe(c, `subscription($p: [ID!]) { stockChanged(petIds: $p) { quantity } }`, { p: [petId] });
     for (let q = 6; probe.results.length === 0; q++) {
-      await ok(a, 'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', { p: petId, q });
+      await ok(a, 'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', {
+        p: petId,
+        q,
+      });
       await new Promise((r) => setTimeout(r, 100));
     }
 
     const started = Date.now();
-    const { placeOrder } = await ok(a, 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 2 }) { id } }', { p: petId });
+    const { placeOrder } = await ok(a, 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 2 }) { id } }', {
+      p: petId,
+    });
     const [event] = await orders.take(1);
     const elapsed = Date.now() - started;
     expect(event!.data!.orderEvents).toEqual({ kind: 'PLACED', order: { id: placeOrder.id, quantity: 2 } });
@@ -86,7 +97,9 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     const admin = new Client({ connectionString: database.url });
     await admin.connect();
     // Every LISTEN connection of the database (both processes' key and event listeners).
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    );
     await admin.end();
     expect(await c.closed).toMatchObject({ code: 1013 });
     await until(() => b.output.some((line) => line.includes('store events: LISTEN connection re-established')));

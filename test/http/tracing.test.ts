@@ -13,7 +13,12 @@ import { createPostgresDatabase, usingPostgres } from '../helpers/test-database'
 import { pollUntil } from '../helpers/poll';
 
 /** Waits (up to `withinMs`) until `done` holds; the assertions after it say what was missing. */
-const poll = (done: () => boolean, withinMs = 20_000) => pollUntil(async () => done(), (v) => v, withinMs);
+const poll = (done: () => boolean, withinMs = 20_000) =>
+  pollUntil(
+    async () => done(),
+    (v) => v,
+    withinMs,
+  );
 
 jest.setTimeout(120_000);
 
@@ -80,7 +85,7 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     await cleanup();
   });
 
-  it('continues the caller\'s trace: server span, GraphQL operation span, SQL spans under it, ids in the logs', async () => {
+  it("continues the caller's trace: server span, GraphQL operation span, SQL spans under it, ids in the logs", async () => {
     const traceId = crypto.randomBytes(16).toString('hex');
     const callerSpanId = crypto.randomBytes(8).toString('hex');
     const requestId = `trace-test-${crypto.randomBytes(4).toString('hex')}`;
@@ -145,11 +150,14 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     expect(operation.status.code).toBe(2);
   });
 
-  it('traces a write\'s transaction and its statements under the mutation', async () => {
+  it("traces a write's transaction and its statements under the mutation", async () => {
     const traceId = crypto.randomBytes(16).toString('hex');
-    const result = await post(`mutation Restock { updateInventory(petId: "${petId}", input: { quantity: 3 }) { quantity } }`, {
-      traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01`,
-    });
+    const result = await post(
+      `mutation Restock { updateInventory(petId: "${petId}", input: { quantity: 3 }) { quantity } }`,
+      {
+        traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01`,
+      },
+    );
     expect(result.errors).toBeUndefined();
     const spans = await traceOf(traceId);
     const operation = spans.find((s) => s.name === 'mutation Restock')!;
@@ -194,7 +202,11 @@ describe('tracing off', () => {
         .map((k) => k.split('node_modules/')[1].split('/').slice(0, 2).join('/'));
       process.stdout.write(JSON.stringify([...new Set(loaded)]));`;
     const root = path.resolve(__dirname, '..', '..');
-    const run = spawnSync(process.execPath, ['-e', script], { cwd: root, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['-e', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(0);
     // The API alone (a few kB of no-op tracer, which prom-client loads too); no SDK, no instrumentation.
     expect(JSON.parse(run.stdout)).toEqual(['@opentelemetry/api']);

@@ -16,7 +16,11 @@ describe('CORS with CORS_ORIGINS set', () => {
       const res = await t.app.inject({
         method: 'OPTIONS',
         url,
-        headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        headers: {
+          origin: APP,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
       });
       expect(res.statusCode).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe(APP);
@@ -37,7 +41,9 @@ describe('CORS with CORS_ORIGINS set', () => {
   });
 
   it('gives other origins no CORS headers', async () => {
-    const res = await (await restClient(t)).get('/store/orders', { ...(await ordersReader(t)), origin: 'https://evil.example' });
+    const res = await (
+      await restClient(t)
+    ).get('/store/orders', { ...(await ordersReader(t)), origin: 'https://evil.example' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });

@@ -10,12 +10,15 @@ describe('HTTP errors outside the routes', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['/nope', '/pets', '/pets/1/orders', '/store', '/store/orders/1'])('answers an unknown path (%s) 404 NOT_FOUND', async (url) => {
-    const res = await rest.get(url);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ code: 'NOT_FOUND', message: `No route for GET ${url}`, status: 404 });
-    expect(res.headers.allow).toBeUndefined();
-  });
+  it.each(['/nope', '/pets', '/pets/1/orders', '/store', '/store/orders/1'])(
+    'answers an unknown path (%s) 404 NOT_FOUND',
+    async (url) => {
+      const res = await rest.get(url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ code: 'NOT_FOUND', message: `No route for GET ${url}`, status: 404 });
+      expect(res.headers.allow).toBeUndefined();
+    },
+  );
 
   it('keeps the lifecycle headers off paths that only look like the deprecated one', async () => {
     const res = await rest.get('/pets/1/orders');
@@ -30,7 +33,11 @@ describe('HTTP errors outside the routes', () => {
     const res = await rest.request({ method, url });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe(allow);
-    expect(res.json()).toEqual({ code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${url}`, status: 405 });
+    expect(res.json()).toEqual({
+      code: 'METHOD_NOT_ALLOWED',
+      message: `${method} is not allowed on ${url}`,
+      status: 405,
+    });
   });
 
   it('answers a wrong method on /graphql with 405 in the GraphQL error shape', async () => {
@@ -38,7 +45,9 @@ describe('HTTP errors outside the routes', () => {
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
     expect(res.json()).toEqual({
-      errors: [{ message: 'DELETE is not allowed on /graphql', extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } }],
+      errors: [
+        { message: 'DELETE is not allowed on /graphql', extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } },
+      ],
     });
   });
 });

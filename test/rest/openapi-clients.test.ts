@@ -42,25 +42,40 @@ describe('the OpenAPI document with linters and a generated client', () => {
   });
 
   it('has no error and no warning from Redocly (recommended)', async () => {
-    const { stdout } = await run(bin('redocly'), ['lint', '--config', path.join(root, 'redocly.yaml'), '--format', 'json', docFile], {
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    const { stdout } = await run(
+      bin('redocly'),
+      ['lint', '--config', path.join(root, 'redocly.yaml'), '--format', 'json', docFile],
+      {
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: unknown[];
+    };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
   it('has no error, warning, info or hint from Spectral (spectral:oas)', async () => {
-    const { stdout } = await run(bin('spectral'), ['lint', '--ruleset', path.join(root, '.spectral.yaml'), '--format', 'json', '--quiet', docFile]).catch(
-      (e: { stdout: string }) => e,
-    );
+    const { stdout } = await run(bin('spectral'), [
+      'lint',
+      '--ruleset',
+      path.join(root, '.spectral.yaml'),
+      '--format',
+      'json',
+      '--quiet',
+      docFile,
+    ]).catch((e: { stdout: string }) => e);
     expect(JSON.parse(stdout || '[]')).toEqual([]);
   });
 
   it('generates the committed client types (openapi-typescript)', async () => {
     // Its CLI, as a user runs it (its CommonJS build cannot be loaded by Jest: an ES-module dependency).
     const out = path.join(path.dirname(docFile), 'petstore.d.ts');
-    await run(bin('openapi-typescript'), [docFile, '--output', out], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
+    await run(bin('openapi-typescript'), [docFile, '--output', out], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+    });
     const generated = fs.readFileSync(out, 'utf8');
     if (process.env.UPDATE_OPENAPI_TYPES) fs.writeFileSync(TYPES_FILE, generated);
     expect(fs.readFileSync(TYPES_FILE, 'utf8')).toBe(generated);
@@ -73,8 +88,17 @@ describe('a generated client receives every documented answer, typed (openapi-fe
   let documented: Record<string, string[]>;
   beforeAll(async () => {
     t = await createListeningApp({ env: { RATE_LIMIT_MAX: '12', RATE_LIMIT_WINDOW_MS: '60000' }, clock: () => now });
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
-    documented = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [p, Object.keys(item.get.responses).filter((s) => s !== '500').sort()]));
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    documented = Object.fromEntries(
+      Object.entries(doc.paths).map(([p, item]) => [
+        p,
+        Object.keys(item.get.responses)
+          .filter((s) => s !== '500')
+          .sort(),
+      ]),
+    );
   });
   afterAll(() => t.close());
 
@@ -85,7 +109,12 @@ describe('a generated client receives every documented answer, typed (openapi-fe
     const pet = await makePet(t);
     const petId = Number(pet.id);
     const received: Record<string, Set<string>> = { '/pets/{petId}': new Set(), '/store/orders': new Set() };
-    const errorOf = async (p: string, answer: Promise<{ error?: ErrorBody; response: Response }>, status: number, code: string) => {
+    const errorOf = async (
+      p: string,
+      answer: Promise<{ error?: ErrorBody; response: Response }>,
+      status: number,
+      code: string,
+    ) => {
       const { error, response } = await answer;
       expect(response.status).toBe(status);
       const typed: string | undefined = error?.code;
@@ -100,18 +129,40 @@ describe('a generated client receives every documented answer, typed (openapi-fe
     expect(name).toBe(pet.name);
     received['/pets/{petId}']!.add('200');
     const etag = ok.response.headers.get('etag')!;
-    const notModified = await client.GET('/pets/{petId}', { params: { path: { petId }, header: { 'if-none-match': etag } } });
+    const notModified = await client.GET('/pets/{petId}', {
+      params: { path: { petId }, header: { 'if-none-match': etag } },
+    });
     expect(notModified.response.status).toBe(304);
     received['/pets/{petId}']!.add('304');
-    await errorOf('/pets/{petId}', client.GET('/pets/{petId}', { params: { path: { petId: 'abc' as unknown as number } } }), 400, 'VALIDATION_FAILED');
-    await errorOf('/pets/{petId}', client.GET('/pets/{petId}', { params: { path: { petId } }, headers: { authorization: 'Bearer pk_nope' } }), 401, 'UNAUTHENTICATED');
-    await errorOf('/pets/{petId}', client.GET('/pets/{petId}', { params: { path: { petId: 999_999_999 } } }), 404, 'NOT_FOUND');
+    await errorOf(
+      '/pets/{petId}',
+      client.GET('/pets/{petId}', { params: { path: { petId: 'abc' as unknown as number } } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    await errorOf(
+      '/pets/{petId}',
+      client.GET('/pets/{petId}', { params: { path: { petId } }, headers: { authorization: 'Bearer pk_nope' } }),
+      401,
+      'UNAUTHENTICATED',
+    );
+    await errorOf(
+      '/pets/{petId}',
+      client.GET('/pets/{petId}', { params: { path: { petId: 999_999_999 } } }),
+      404,
+      'NOT_FOUND',
+    );
 
     const orders = await client.GET('/store/orders', { params: { query: { limit: 5 } }, headers: reader });
     expect(orders.response.status).toBe(200);
     expect(Array.isArray(orders.data)).toBe(true);
     received['/store/orders']!.add('200');
-    await errorOf('/store/orders', client.GET('/store/orders', { params: { query: { limit: 1000 } }, headers: reader }), 400, 'VALIDATION_FAILED');
+    await errorOf(
+      '/store/orders',
+      client.GET('/store/orders', { params: { query: { limit: 1000 } }, headers: reader }),
+      400,
+      'VALIDATION_FAILED',
+    );
     await errorOf('/store/orders', client.GET('/store/orders', {}), 401, 'UNAUTHENTICATED');
     await errorOf('/store/orders', client.GET('/store/orders', { headers: other }), 403, 'FORBIDDEN');
 
@@ -119,14 +170,22 @@ describe('a generated client receives every documented answer, typed (openapi-fe
     for (const p of ['/pets/{petId}', '/store/orders'] as const) {
       let limited: { error?: ErrorBody; response: Response } | undefined;
       for (let i = 0; i < 14 && limited?.response.status !== 429; i++) {
-        limited = p === '/pets/{petId}' ? await client.GET(p, { params: { path: { petId } } }) : await client.GET(p, { headers: reader });
+        limited =
+          p === '/pets/{petId}'
+            ? await client.GET(p, { params: { path: { petId } } })
+            : await client.GET(p, { headers: reader });
       }
       expect(limited!.response.headers.get('retry-after')).toEqual(expect.any(String));
       await errorOf(p, Promise.resolve(limited!), 429, 'RATE_LIMITED');
     }
     // Past the sunset, from a caller with budget left (every request is counted first, 410s too).
     now = new Date('2100-01-01T00:00:00Z');
-    await errorOf('/pets/{petId}', client.GET('/pets/{petId}', { params: { path: { petId } }, headers: other }), 410, 'GONE');
+    await errorOf(
+      '/pets/{petId}',
+      client.GET('/pets/{petId}', { params: { path: { petId } }, headers: other }),
+      410,
+      'GONE',
+    );
 
     expect([...received['/pets/{petId}']!].sort()).toEqual(documented['/pets/{petId}']);
     expect([...received['/store/orders']!].sort()).toEqual(documented['/store/orders']);

@@ -44,7 +44,12 @@ describe('GET /openapi.json', () => {
     expect(op['x-sunset']).toBe('2027-03-31T23:59:59.000Z');
     expect(op.description).toContain('sunset Wed, 31 Mar 2027 23:59:59 GMT');
     expect(op.parameters).toContainEqual(
-      expect.objectContaining({ in: 'path', name: 'petId', required: true, schema: { type: 'integer', format: 'int64' } }),
+      expect.objectContaining({
+        in: 'path',
+        name: 'petId',
+        required: true,
+        schema: { type: 'integer', format: 'int64' },
+      }),
     );
     expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '401', '404', '410', '429', '500']);
     expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
@@ -76,7 +81,10 @@ describe('GET /openapi.json', () => {
 
   it('labels every operation with its stability from the table', () => {
     const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item!).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`, op })),
+      Object.entries(item!).map(([method, op]) => ({
+        key: `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+        op,
+      })),
     );
     expect(ops).toHaveLength(2);
     for (const { key, op } of ops) {

@@ -39,7 +39,13 @@ describe('GET /store/orders', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([
       { id: Number(newer.id), petId: Number(pet.id), quantity: 1, shipDate: null, complete: true },
-      { id: Number(older.id), petId: Number(pet.id), quantity: 2, shipDate: '2026-05-01T10:00:00.000Z', complete: false },
+      {
+        id: Number(older.id),
+        petId: Number(pet.id),
+        quantity: 2,
+        shipDate: '2026-05-01T10:00:00.000Z',
+        complete: false,
+      },
     ]);
     expect(res.headers['x-total-count']).toBe('2');
     expect(res.headers['cache-control']).toBe('no-store');
@@ -79,7 +85,9 @@ describe('GET /store/orders', () => {
     const first = await get(`${base}&limit=2`);
     expect(first.headers['x-total-count']).toBe('5');
     expect((first.json() as RestOrder[]).map((o) => o.id)).toEqual(newestFirst.slice(0, 2));
-    expect(links(first.headers.link)).toEqual({ next: `/store/orders?complete=false&petId=${pet.id}&limit=2&offset=2` });
+    expect(links(first.headers.link)).toEqual({
+      next: `/store/orders?complete=false&petId=${pet.id}&limit=2&offset=2`,
+    });
 
     const middle = await get(`${base}&limit=2&offset=2`);
     expect((middle.json() as RestOrder[]).map((o) => o.id)).toEqual(newestFirst.slice(2, 4));
@@ -165,7 +173,12 @@ describe('GET /store/orders', () => {
   });
 
   it('answers other methods with 405 and Allow', async () => {
-    const res = await rest.request({ method: 'POST', url: '/store/orders', headers: await ordersReader(t), payload: {} });
+    const res = await rest.request({
+      method: 'POST',
+      url: '/store/orders',
+      headers: await ordersReader(t),
+      payload: {},
+    });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
     expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });

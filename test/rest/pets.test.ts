@@ -100,14 +100,17 @@ describe('GET /pets/{petId}', () => {
     expect(res.headers.etag).toBeUndefined();
   });
 
-  it.each(['POST', 'PUT', 'DELETE', 'PATCH'] as const)('answers %s with 405, Allow and the lifecycle headers', async (method) => {
-    const pet = await makePet(t);
-    const res = await rest.request({ method, url: `/pets/${pet.id}` });
-    expect(res.statusCode).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
-    expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
-    expect(res.headers).toMatchObject(lifecycleHeaders);
-  });
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'] as const)(
+    'answers %s with 405, Allow and the lifecycle headers',
+    async (method) => {
+      const pet = await makePet(t);
+      const res = await rest.request({ method, url: `/pets/${pet.id}` });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+      expect(res.headers).toMatchObject(lifecycleHeaders);
+    },
+  );
 
   it('answers HEAD with the headers of GET and no body', async () => {
     const pet = await makePet(t);

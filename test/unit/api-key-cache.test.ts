@@ -5,7 +5,10 @@
  */
 import { ApiKeyCache, type CachedKey } from '../../src/modules/auth/api-key.cache';
 
-const entry = (keyId: bigint): CachedKey => ({ caller: { keyId, name: `key ${keyId}`, scopes: ['admin'] }, lastUsedAt: null });
+const entry = (keyId: bigint): CachedKey => ({
+  caller: { keyId, name: `key ${keyId}`, scopes: ['admin'] },
+  lastUsedAt: null,
+});
 
 describe('ApiKeyCache', () => {
   const listening = (max?: number) => {

@@ -5,13 +5,35 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.database).toEqual({ kind: 'pglite', dataDir: expect.stringMatching(/[/\\]data$/) });
     expect(config.port).toBe(4000);
-    expect(config.graphql).toEqual({ explorer: 'sandbox', landingPage: true, introspection: true, jit: true, batchMax: 10 });
+    expect(config.graphql).toEqual({
+      explorer: 'sandbox',
+      landingPage: true,
+      introspection: true,
+      jit: true,
+      batchMax: 10,
+    });
   });
 
   it('uses PostgreSQL when DATABASE_URL is set, and turns Sandbox off in production unless asked', () => {
-    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://u@h:5432/db', GRAPHQL_INTROSPECTION: 'true' });
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://u@h:5432/db', poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 15_000 });
-    expect(config.graphql).toEqual({ explorer: 'off', landingPage: false, introspection: true, jit: true, batchMax: 10 });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://u@h:5432/db',
+      GRAPHQL_INTROSPECTION: 'true',
+    });
+    expect(config.database).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://u@h:5432/db',
+      poolSize: 10,
+      connectTimeoutMs: 5_000,
+      statementTimeoutMs: 15_000,
+    });
+    expect(config.graphql).toEqual({
+      explorer: 'off',
+      landingPage: false,
+      introspection: true,
+      jit: true,
+      batchMax: 10,
+    });
   });
 
   it('picks the explorer with EXPLORER (GRAPHQL_LANDING_PAGE still works)', () => {
@@ -41,7 +63,9 @@ describe('configuration', () => {
   });
 
   it('names every bad variable', () => {
-    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(
+      ConfigError,
+    );
     try {
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' });
     } catch (error) {

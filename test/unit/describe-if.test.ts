@@ -36,7 +36,9 @@ describe('describeIf', () => {
     const root = path.resolve(__dirname, '..');
     const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
     const offenders = files.filter(
-      (f) => !/describe-if\.(test\.)?ts$/.test(f) && /\bdescribe\.skip\b|\? describe :/.test(fs.readFileSync(path.join(root, f), 'utf8')),
+      (f) =>
+        !/describe-if\.(test\.)?ts$/.test(f) &&
+        /\bdescribe\.skip\b|\? describe :/.test(fs.readFileSync(path.join(root, f), 'utf8')),
     );
     expect(offenders).toEqual([]);
   });

@@ -58,6 +58,8 @@ describe('.env', () => {
   it('names a missing ENV_FILE', async () => {
     const result = await runScript('src/main.js', [], { ENV_FILE: path.join(tmp, 'missing.env') });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`Invalid configuration:\n  ENV_FILE: ${path.join(tmp, 'missing.env')} does not exist`);
+    expect(result.stderr.trim()).toBe(
+      `Invalid configuration:\n  ENV_FILE: ${path.join(tmp, 'missing.env')} does not exist`,
+    );
   });
 });

@@ -28,7 +28,10 @@ describe('REST configuration', () => {
   it.each([
     [{ PETS_PATH_SUNSET_DATE: 'next summer' }, 'PETS_PATH_SUNSET_DATE'],
     [{ PETS_PATH_DEPRECATION_DATE: '2026-13-01' }, 'PETS_PATH_DEPRECATION_DATE'],
-    [{ PETS_PATH_DEPRECATION_DATE: '2027-08-01', PETS_PATH_SUNSET_DATE: '2027-07-01' }, 'PETS_PATH_SUNSET_DATE: must be later'],
+    [
+      { PETS_PATH_DEPRECATION_DATE: '2027-08-01', PETS_PATH_SUNSET_DATE: '2027-07-01' },
+      'PETS_PATH_SUNSET_DATE: must be later',
+    ],
     [{ DEPRECATION_DOCS_URL: 'docs page' }, 'DEPRECATION_DOCS_URL'],
     [{ CORS_ORIGINS: 'https://a.example.com/app' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: '*,https://a.example.com' }, 'CORS_ORIGINS'],

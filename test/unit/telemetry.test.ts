@@ -4,7 +4,14 @@ import { tracingRequested } from '../../src/telemetry/tracing';
 describe('the operation-name label', () => {
   it('keeps the first N distinct names and folds every later one into __other', () => {
     const names = new OperationNames(2);
-    expect(['A', 'B', 'A', 'C', 'B', 'D'].map((n) => names.label(n))).toEqual(['A', 'B', 'A', OTHER_OPERATION, 'B', OTHER_OPERATION]);
+    expect(['A', 'B', 'A', 'C', 'B', 'D'].map((n) => names.label(n))).toEqual([
+      'A',
+      'B',
+      'A',
+      OTHER_OPERATION,
+      'B',
+      OTHER_OPERATION,
+    ]);
     expect(names.label(null)).toBe(ANONYMOUS_OPERATION);
   });
 });
@@ -18,7 +25,9 @@ describe('whether tracing is asked for', () => {
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
     expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true);
-    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBe(false);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBe(
+      false,
+    );
     expect(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBe(false);
   });
 });

@@ -35,7 +35,10 @@ export function subfields(info: Pick<GraphQLResolveInfo, 'fragments'>, nodes: re
 }
 
 /** The fields selected on a connection's nodes, whether through `nodes` or `edges { node }`. */
-export function connectionNodeFields(info: Pick<GraphQLResolveInfo, 'fragments'>, connection: readonly FieldNode[]): Fields {
+export function connectionNodeFields(
+  info: Pick<GraphQLResolveInfo, 'fragments'>,
+  connection: readonly FieldNode[],
+): Fields {
   const top = subfields(info, connection);
   const viaEdges = subfields(info, subfields(info, top.get('edges') ?? []).get('node') ?? []);
   const direct = subfields(info, top.get('nodes') ?? []);

@@ -44,7 +44,11 @@ interface Related {
 }
 
 function primeCategory(loaders: Loaders, id: bigint, row: Related): void {
-  loaders.categoryById.prime(id, { id, name: row.__categoryName!, description: row.__categoryDescription ?? null } as Category);
+  loaders.categoryById.prime(id, {
+    id,
+    name: row.__categoryName!,
+    description: row.__categoryDescription ?? null,
+  } as Category);
 }
 
 function primeInventory(loaders: Loaders, petId: bigint, quantity: number | null | undefined): void {
@@ -76,8 +80,15 @@ export async function petsPage(
   orderBy: PetOrderInput | null,
   page: PageArgs,
 ): Promise<Page<Pet>> {
-  const plan = ctx.planReads ? petRelations(connectionNodeFields(info, info.fieldNodes), 't.id', 't."categoryId"') : null;
-  const result = await ctx.services.pets.list(filter, orderBy, page, plan ? extension(plan.columns, plan.joins) : undefined);
+  const plan = ctx.planReads
+    ? petRelations(connectionNodeFields(info, info.fieldNodes), 't.id', 't."categoryId"')
+    : null;
+  const result = await ctx.services.pets.list(
+    filter,
+    orderBy,
+    page,
+    plan ? extension(plan.columns, plan.joins) : undefined,
+  );
   const { loaders } = ctx;
   for (const pet of result.nodes as (Pet & Related)[]) {
     loaders.petById.prime(pet.id, pet);
@@ -88,11 +99,19 @@ export async function petsPage(
 }
 
 /** `orders(filter, ...page)`: the page with each order's pet (and its category, inventory), in one statement. */
-export async function ordersPage(ctx: GraphQLContext, info: Info, filter: OrderFilterInput | null, page: PageArgs): Promise<Page<Order>> {
+export async function ordersPage(
+  ctx: GraphQLContext,
+  info: Info,
+  filter: OrderFilterInput | null,
+  page: PageArgs,
+): Promise<Page<Order>> {
   const petNodes = ctx.planReads ? connectionNodeFields(info, info.fieldNodes).get('pet') : undefined;
   if (!petNodes) return ctx.services.orders.list(filter, page);
   const pet = petRelations(subfields(info, petNodes), 'p.id', 'p.category_id');
-  const columns = [Prisma.raw('p.name AS "__petName", p.category_id AS "__petCategoryId", p.status AS "__petStatus"'), ...pet.columns];
+  const columns = [
+    Prisma.raw('p.name AS "__petName", p.category_id AS "__petCategoryId", p.status AS "__petStatus"'),
+    ...pet.columns,
+  ];
   const joins = [Prisma.raw('LEFT JOIN pets p ON p.id = t."petId"'), ...pet.joins];
   const result = await ctx.services.orders.list(filter, page, extension(columns, joins));
   const { loaders } = ctx;
@@ -100,7 +119,12 @@ export async function ordersPage(ctx: GraphQLContext, info: Info, filter: OrderF
     // No row: the pet was deleted (petId is null then) and the resolver answers null by itself.
     if (order.petId === null || order.__petCategoryId == null) continue;
     const categoryId = order.__petCategoryId;
-    loaders.petById.prime(order.petId, { id: order.petId, name: order.__petName!, categoryId, status: order.__petStatus! } as Pet);
+    loaders.petById.prime(order.petId, {
+      id: order.petId,
+      name: order.__petName!,
+      categoryId,
+      status: order.__petStatus!,
+    } as Pet);
     if (pet.category) primeCategory(loaders, categoryId, order);
     if (pet.inventory) primeInventory(loaders, order.petId, order.__quantity);
   }
@@ -152,7 +176,11 @@ export async function categoriesPage(ctx: GraphQLContext, info: Info, page: Page
 function nestedPets(ctx: GraphQLContext, info: Info, node: Parameters<typeof getArgumentValues>[1]) {
   try {
     const field = (info.schema.getType('Category') as GraphQLObjectType).getFields().pets!;
-    const raw = getArgumentValues(field, node, info.variableValues) as { filter?: PetFilterInput | null; first?: number | null; after?: string | null };
+    const raw = getArgumentValues(field, node, info.variableValues) as {
+      filter?: PetFilterInput | null;
+      first?: number | null;
+      after?: string | null;
+    };
     const args = categoryPetsArgs(raw.filter, { first: raw.first, after: raw.after });
     return { args, page: ctx.services.pets.categoryPageSql(Prisma.raw('t.id'), args.filter, args.page) };
   } catch {

@@ -136,7 +136,10 @@ export async function startApiKeyCache(
       } else if (error && lostAt === null) {
         // Stopping (on close) reports no error; retries after the first failure are not news.
         lostAt = Date.now();
-        log.warn({ err: error }, 'API-key cache: no LISTEN connection (reconnecting); every key is read from the database meanwhile');
+        log.warn(
+          { err: error },
+          'API-key cache: no LISTEN connection (reconnecting); every key is read from the database meanwhile',
+        );
       }
     },
   });

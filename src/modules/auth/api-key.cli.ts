@@ -44,7 +44,10 @@ function parse(argv: string[]): ApiKeyCommand {
       return {
         command,
         name: values.name,
-        scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        scopes: values.scopes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
       };
     case 'list':
       return { command };
@@ -64,7 +67,8 @@ async function run(argv: string[]): Promise<void> {
   try {
     db = await openDatabase(config);
   } catch (error) {
-    const socket = config.database.kind === 'pglite' && config.database.dataDir && adminSocketPath(config.database.dataDir);
+    const socket =
+      config.database.kind === 'pglite' && config.database.dataDir && adminSocketPath(config.database.dataDir);
     if (error instanceof DatabaseInUseError && socket && fs.existsSync(socket)) {
       for (const line of await sendToAdminSocket(socket, cmd)) console.log(line);
       return;

@@ -7,9 +7,7 @@ import { parseId } from '../../common/ids';
 import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
 
 export type ApiKeyCommand =
-  | { command: 'create'; name: string; scopes: string[] }
-  | { command: 'list' }
-  | { command: 'revoke'; id: string };
+  { command: 'create'; name: string; scopes: string[] } | { command: 'list' } | { command: 'revoke'; id: string };
 
 const describe = (k: ApiKeyInfo) =>
   [

@@ -150,7 +150,10 @@ export class ApiKeyService {
     // of data-dependent timing whatever the lookup path does.
     if (!crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
     const info = toInfo(row);
-    const entry: CachedKey = { caller: { keyId: info.id, name: info.name, scopes: info.scopes }, lastUsedAt: row.lastUsedAt };
+    const entry: CachedKey = {
+      caller: { keyId: info.id, name: info.name, scopes: info.scopes },
+      lastUsedAt: row.lastUsedAt,
+    };
     // Not kept if a key change was heard while reading: the row may predate a revocation.
     if (version !== undefined) this.cache?.set(version, hash, entry);
     await this.recordUse(entry);
@@ -169,7 +172,10 @@ export class ApiKeyService {
     entry.lastUsedAt = new Date(now);
     try {
       await this.prisma.apiKey.updateMany({
-        where: { id: entry.caller.keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
+        where: {
+          id: entry.caller.keyId,
+          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }],
+        },
         data: { lastUsedAt: new Date(now) },
       });
     } catch (error) {

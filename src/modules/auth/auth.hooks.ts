@@ -50,10 +50,7 @@ export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeySe
     if (header === undefined) return;
     const token = BEARER.exec(header)?.[1];
     if (!token) {
-      request.credentialError = new UnauthenticatedError(
-        'The Authorization header must be "Bearer <API key>"',
-        true,
-      );
+      request.credentialError = new UnauthenticatedError('The Authorization header must be "Bearer <API key>"', true);
       return;
     }
     request.presentedKey = token;
@@ -75,7 +72,8 @@ export function registerAccessControl(
       const countedByKey = request.caller !== null;
       // A cache hit costs no read here (only the once-a-minute lastUsedAt write).
       request.caller = await apiKeys.authenticate(request.presentedKey);
-      if (!request.caller) request.credentialError = new UnauthenticatedError('The API key is unknown or revoked', true);
+      if (!request.caller)
+        request.credentialError = new UnauthenticatedError('The API key is unknown or revoked', true);
       else if (!countedByKey) await chargeKey(request, reply);
     }
     if (request.credentialError) throw request.credentialError;

@@ -3,6 +3,9 @@ import type { Services } from '../../services';
 
 export function createCategoryLoaders(services: Services) {
   return {
-    categoryById: keyedLoader((ids) => services.categories.byIds(ids), (category) => category.id),
+    categoryById: keyedLoader(
+      (ids) => services.categories.byIds(ids),
+      (category) => category.id,
+    ),
   };
 }

@@ -18,7 +18,11 @@ export class CategoryResolver {
   }
 
   @Query(() => CategoryConnection, { description: 'Categories by id.' })
-  categories(@Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  categories(
+    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return categoriesPage(ctx, info, page);
   }
 

@@ -43,17 +43,27 @@ export class CategoryService {
   ) {}
 
   byIds(ids: readonly bigint[]): Promise<Category[]> {
-    return this.sql.query<Category>(Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ANY(${[...ids]}::bigint[])`);
+    return this.sql.query<Category>(
+      Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ANY(${[...ids]}::bigint[])`,
+    );
   }
 
   async get(id: bigint): Promise<Category | null> {
-    const [category] = await this.sql.query<Category>(Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ${id}`);
+    const [category] = await this.sql.query<Category>(
+      Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ${id}`,
+    );
     return category ?? null;
   }
 
   /** A page of categories; `extension` reads related rows in the same statement (src/graphql/planner). */
   list(args: PageArgs, extension?: PageExtension): Promise<Page<Category>> {
-    return paginate<Category>(this.sql, { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args, extension);
+    return paginate<Category>(
+      this.sql,
+      { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] },
+      byId,
+      args,
+      extension,
+    );
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

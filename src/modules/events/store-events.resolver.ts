@@ -39,7 +39,10 @@ function freshLoaders(ctx: GraphQLContext): void {
   ctx.loaders = createLoaders(ctx.services);
 }
 
-const petIdsArg = { nullable: true, description: `Only these pets (at most ${MAX_PET_FILTER}); every pet when absent.` } as const;
+const petIdsArg = {
+  nullable: true,
+  description: `Only these pets (at most ${MAX_PET_FILTER}); every pet when absent.`,
+} as const;
 
 @Resolver()
 export class StoreEventsResolver {
@@ -60,7 +63,8 @@ export class StoreEventsResolver {
 
   @Authorized()
   @Subscription(() => OrderEvent, {
-    description: 'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read.',
+    description:
+      'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read.',
     subscribe: ({ args, context }) =>
       stream(context as GraphQLContext, args.petIds as bigint[] | null, (e) => (e.type === 'order' ? e : undefined)),
   })

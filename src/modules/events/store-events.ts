@@ -201,7 +201,11 @@ export async function startStoreEvents(db: Database, log: FastifyBaseLogger): Pr
     onNotify(payload) {
       const event = parseStoreEvent(payload);
       if (event) hub.publish(event);
-      else log.warn({ payload: payload.slice(0, 200) }, 'store events: a notification that is not a store event was ignored');
+      else
+        log.warn(
+          { payload: payload.slice(0, 200) },
+          'store events: a notification that is not a store event was ignored',
+        );
     },
     onState(up, error) {
       if (up === listening) return;

@@ -13,11 +13,16 @@ registerEnumType(OrderEventKindEnum, {
   description: 'What happened to an order: placed, completed, or cancelled (a cancelled order is deleted).',
 });
 
-@ObjectType({ simpleResolvers: true, description: 'An order placed, completed or cancelled, with the order as that change left it.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'An order placed, completed or cancelled, with the order as that change left it.',
+})
 export class OrderEvent {
   @Field(() => OrderEventKindEnum)
   kind!: (typeof OrderEventKindEnum)[keyof typeof OrderEventKindEnum];
 
-  @Field(() => Order, { description: 'The order as it was when the change committed (for a cancellation: as it was before it was deleted).' })
+  @Field(() => Order, {
+    description: 'The order as it was when the change committed (for a cancellation: as it was before it was deleted).',
+  })
   order!: Order;
 }

@@ -3,6 +3,9 @@ import type { Services } from '../../services';
 
 export function createInventoryLoaders(services: Services) {
   return {
-    inventoryByPetId: keyedLoader((petIds) => services.inventory.byPetIds(petIds), (row) => row.petId),
+    inventoryByPetId: keyedLoader(
+      (petIds) => services.inventory.byPetIds(petIds),
+      (row) => row.petId,
+    ),
   };
 }

@@ -83,7 +83,9 @@ export class InventoryService {
   async update(petId: bigint, input: { quantity: number }): Promise<InventoryEntry> {
     const { quantity } = validate(quantitySchema, input);
     // One statement: the SQL function `store_set_stock` does the above under the pet's row lock.
-    const [row] = await this.prisma.$queryRaw<StoreRow<InventoryEntry>[]>`SELECT * FROM store_set_stock(${petId}, ${quantity}::int)`;
+    const [row] = await this.prisma.$queryRaw<
+      StoreRow<InventoryEntry>[]
+    >`SELECT * FROM store_set_stock(${petId}, ${quantity}::int)`;
     return storeResult(row);
   }
 }

@@ -18,6 +18,9 @@ export class NewOrder {
   @Field(() => Int, { description: 'Units ordered, 1..100; at most what the pet has in stock.' })
   quantity!: number;
 
-  @Field(() => DateTimeScalar, { nullable: true, description: 'Expected ship date; completing the order sets it to now when absent.' })
+  @Field(() => DateTimeScalar, {
+    nullable: true,
+    description: 'Expected ship date; completing the order sets it to now when absent.',
+  })
   shipDate?: Date | null;
 }

@@ -5,7 +5,8 @@ import type { Order } from './order.service';
 
 export function createOrderLoaders(services: Services) {
   const orderCountByPet = keyedLoader(
-    async (petIds) => [...(await services.orders.countByPet(petIds))].map(([petId, n]) => ({ petId: BigInt(petId), n })),
+    async (petIds) =>
+      [...(await services.orders.countByPet(petIds))].map(([petId, n]) => ({ petId: BigInt(petId), n })),
     (row) => row.petId,
   );
   const ordersByPet = groupedLoader<Pick<PageArgs, 'first' | 'after'>, Page<Order>>(

@@ -49,7 +49,9 @@ export class OrderResolver {
   }
 
   @Authorized()
-  @Mutation(() => Order, { description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.' })
+  @Mutation(() => Order, {
+    description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.',
+  })
   cancelOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.cancel(id);
   }

@@ -27,7 +27,12 @@ export const restOrderSchema = {
   required: ['id', 'petId', 'quantity', 'shipDate', 'complete'],
   properties: {
     id: { type: 'integer', format: 'int64', description: 'Unique order identifier.' },
-    petId: { type: 'integer', format: 'int64', nullable: true, description: 'ID of the pet ordered; null once the pet is deleted.' },
+    petId: {
+      type: 'integer',
+      format: 'int64',
+      nullable: true,
+      description: 'ID of the pet ordered; null once the pet is deleted.',
+    },
     quantity: { type: 'integer', format: 'int32', description: 'Number of units ordered.' },
     shipDate: { type: 'string', format: 'date-time', nullable: true, description: 'Expected or actual ship date.' },
     complete: { type: 'boolean', description: 'Whether the order has been fulfilled.' },
@@ -53,7 +58,12 @@ interface OrdersQuery {
  * `Link` with `rel="next"` / `rel="prev"` (RFC 8288) while such pages exist, as root-relative URIs
  * that keep the filters. `prev` from beyond the end leads to the last page that has orders.
  */
-export function pageLinks(query: { complete?: boolean; petId?: bigint }, limit: number, offset: number, total: number): string | null {
+export function pageLinks(
+  query: { complete?: boolean; petId?: bigint },
+  limit: number,
+  offset: number,
+  total: number,
+): string | null {
   const href = (at: number) => {
     const params = new URLSearchParams();
     if (query.complete !== undefined) params.set('complete', String(query.complete));

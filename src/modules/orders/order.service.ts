@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { Prisma, type Order as OrderRow, type PrismaClient } from '../../generated/prisma/client';
 import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { countRows, MAX_PAGE_SIZE, paginate, whereClause, type ListQuery, type Page, type PageArgs, type PageExtension, type Sort } from '../../common/pagination';
+import {
+  countRows,
+  MAX_PAGE_SIZE,
+  paginate,
+  whereClause,
+  type ListQuery,
+  type Page,
+  type PageArgs,
+  type PageExtension,
+  type Sort,
+} from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
@@ -42,8 +52,7 @@ const newOrderSchema = z.object({
 });
 
 /** Order columns under the model's field names, for reads and for statements that RETURN an order. */
-const ORDER_COLUMNS_TEXT =
-  'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete';
+const ORDER_COLUMNS_TEXT = 'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete';
 const ORDER_COLUMNS = Prisma.raw(ORDER_COLUMNS_TEXT);
 
 /** Expired idempotency keys are deleted at most this often per process (they are ignored anyway). */
@@ -52,7 +61,11 @@ const KEY_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 /** Offset pages exist only for the legacy REST path; GraphQL pages by cursor. */
 export const MAX_OFFSET = 2_147_483_647;
 const offsetPageSchema = z.object({
-  limit: z.number().int().min(1, `must be between 1 and ${MAX_PAGE_SIZE}`).max(MAX_PAGE_SIZE, `must be between 1 and ${MAX_PAGE_SIZE}`),
+  limit: z
+    .number()
+    .int()
+    .min(1, `must be between 1 and ${MAX_PAGE_SIZE}`)
+    .max(MAX_PAGE_SIZE, `must be between 1 and ${MAX_PAGE_SIZE}`),
   offset: z.number().int().min(0, 'must be >= 0').max(MAX_OFFSET, `must be <= ${MAX_OFFSET}`),
 });
 

@@ -52,7 +52,8 @@ export function checkManualMove(petId: bigint, state: PetState, to: PetStatus): 
     throw new InvalidTransitionError(`Pet ${petId} cannot go from ${from} to ${to}: ${why}`);
   };
   if (to === 'pending') refuse('a pet becomes pending only when open orders hold its last stock');
-  if (from === 'pending') refuse('a pending pet becomes sold when its orders complete, available when one is cancelled or on restock');
+  if (from === 'pending')
+    refuse('a pending pet becomes sold when its orders complete, available when one is cancelled or on restock');
   if (to === 'sold' && state.stock > 0) refuse(`it still has ${state.stock} in stock (set the stock to 0 first)`);
   if (to === 'sold' && state.openOrders > 0) refuse(`it has ${state.openOrders} open order(s)`);
 }
@@ -60,7 +61,9 @@ export function checkManualMove(petId: bigint, state: PetState, to: PetStatus): 
 /** The status a pet may be created with: it has no stock and no orders yet, so never pending. */
 export function checkInitialStatus(status: PetStatus): void {
   if (status === 'pending') {
-    throw new InvalidTransitionError('A new pet cannot be pending: a pet becomes pending only when open orders hold its last stock');
+    throw new InvalidTransitionError(
+      'A new pet cannot be pending: a pet becomes pending only when open orders hold its last stock',
+    );
   }
 }
 

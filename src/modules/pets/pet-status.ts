@@ -15,5 +15,5 @@ export const PET_STATUSES: readonly PetStatus[] = Object.values(PetStatusEnum);
 
 registerEnumType(PetStatusEnum, {
   name: 'PetStatus',
-  description: 'Sales status of a pet (the spec\'s available | pending | sold).',
+  description: "Sales status of a pet (the spec's available | pending | sold).",
 });

@@ -34,7 +34,10 @@ export class PetFilter {
   @Field(() => IdScalar, { nullable: true })
   categoryId?: bigint | null;
 
-  @Field(() => String, { nullable: true, description: 'Case-insensitive substring of the name (at most 100 characters).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Case-insensitive substring of the name (at most 100 characters).',
+  })
   nameContains?: string | null;
 }
 

@@ -20,7 +20,10 @@ export function categoryPetsArgs(
 }
 
 export function createPetLoaders(services: Services) {
-  const petById = keyedLoader((ids) => services.pets.byIds(ids), (pet) => pet.id);
+  const petById = keyedLoader(
+    (ids) => services.pets.byIds(ids),
+    (pet) => pet.id,
+  );
   const petCountByCategory = groupedLoader<PetFilterInput | null | undefined, number>(
     (categoryIds, filter) => services.pets.countByCategory(categoryIds, filter),
     () => 0,

@@ -3,7 +3,15 @@ import { Prisma, type Pet as PetRow, type PrismaClient } from '../../generated/p
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { nameSchema, searchSchema, validate } from '../../common/validation';
-import { pageWindow, paginate, type Page, type PageArgs, type PageExtension, type PageWindow, type Sort } from '../../common/pagination';
+import {
+  pageWindow,
+  paginate,
+  type Page,
+  type PageArgs,
+  type PageExtension,
+  type PageWindow,
+  type Sort,
+} from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
@@ -65,7 +73,9 @@ function sortFor(order: PetOrderInput | null | undefined): Sort<Pet> {
   return { id: `id-${direction}`, keys: [{ field: 'id', column: 'id', direction, type: 'bigint' }] };
 }
 
-const byIdAsc = sortFor(null) as Sort<Pet> & { keys: [{ field: 'id'; column: 'id'; direction: 'asc'; type: 'bigint' }] };
+const byIdAsc = sortFor(null) as Sort<Pet> & {
+  keys: [{ field: 'id'; column: 'id'; direction: 'asc'; type: 'bigint' }];
+};
 
 /** The pets table's columns under the model's field names (reads on the SQL reader). */
 const PET_COLUMNS = 'id, name, category_id AS "categoryId", status';
@@ -81,7 +91,9 @@ export class PetService {
   ) {}
 
   byIds(ids: readonly bigint[]): Promise<Pet[]> {
-    return this.sql.query<Pet>(Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ANY(${[...ids]}::bigint[])`);
+    return this.sql.query<Pet>(
+      Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ANY(${[...ids]}::bigint[])`,
+    );
   }
 
   async get(id: bigint): Promise<Pet | null> {
@@ -149,7 +161,10 @@ export class PetService {
     });
   }
 
-  countByCategory(categoryIds: readonly bigint[], filter: PetFilterInput | null | undefined): Promise<Map<string, number>> {
+  countByCategory(
+    categoryIds: readonly bigint[],
+    filter: PetFilterInput | null | undefined,
+  ): Promise<Map<string, number>> {
     return countByParent(this.sql, 'pets', 'category_id', categoryIds, this.conditions(filter));
   }
 
@@ -234,7 +249,8 @@ export class PetService {
 
   private translate(error: unknown, categoryId?: bigint, id?: bigint): unknown {
     const violation = constraintViolation(error);
-    if (violation?.kind === 'foreign-key') return new ValidationError(`categoryId: category ${categoryId} does not exist`);
+    if (violation?.kind === 'foreign-key')
+      return new ValidationError(`categoryId: category ${categoryId} does not exist`);
     if (violation?.kind === 'record-not-found') return new NotFoundError(`Pet ${id} not found`);
     return error;
   }
