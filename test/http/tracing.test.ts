@@ -153,7 +153,8 @@ describe('traces exported to an OTLP/HTTP collector', () => {
   it("traces a write's transaction and its statements under the mutation", async () => {
     const traceId = crypto.randomBytes(16).toString('hex');
     const result = await post(
-      `mutation Restock { updateInventory(petId: "${petId}", input: { quantity: 3 }) { quantity } }`,
+      // updatePet runs an interactive transaction (the store writes are single SQL-function calls).
+      `mutation Restock { updatePet(id: "${petId}", input: { name: "Traced" }) { name } }`,
       {
         traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01`,
       },

@@ -13,7 +13,7 @@ const root = path.resolve(__dirname, '..', '..');
 function configVariables(): string[] {
   const source = fs.readFileSync(path.join(root, 'src', 'config.ts'), 'utf8');
   const schema = source.slice(source.indexOf('const envSchema'), source.indexOf('export type DatabaseConfig'));
-  const keys = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+  const keys = [...schema.matchAll(/^ +([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
   const direct = [...source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!);
   return [...new Set([...keys, ...direct])];
 }
