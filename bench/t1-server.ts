@@ -38,10 +38,11 @@ async function main(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const hooks = require(authHooks) as {
       registerCallerResolution?: (app: unknown, keys: unknown) => void;
-      registerAccessControl?: (app: unknown) => void;
+      registerAccessControl?: (app: unknown, keys: unknown, chargeKey: () => Promise<void>) => void;
     };
     hooks.registerCallerResolution?.(app, apiKeys);
-    hooks.registerAccessControl?.(app);
+    // T1 has no rate limit: nothing to charge a key's budget with.
+    hooks.registerAccessControl?.(app, apiKeys, async () => {});
   }
 
   app.get('/healthz', async () => ({ status: 'ok' }));
