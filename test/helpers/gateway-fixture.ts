@@ -117,3 +117,39 @@ export async function petInStock(url: string, admin: Record<string, string>, sto
 }
 
 export const PLACE_ORDER = 'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id } }';
+
+/** Two gateway processes on one new PostgreSQL database (TEST_DATABASE_URL), with an admin key. */
+export interface ProcessPair {
+  servers: [ServerProcess, ServerProcess];
+  /** The database both use, to reach it directly. */
+  databaseUrl: string;
+  /** Authorization header of an admin key. */
+  admin: Record<string, string>;
+  /** Stops both servers and drops the database. */
+  dispose(): Promise<void>;
+}
+
+export async function startProcessPair(env: Record<string, string> = {}): Promise<ProcessPair> {
+  const database = await createPostgresDatabase();
+  // Started together: both migrate the new database at once (the advisory lock serialises them).
+  const servers = (await Promise.all([
+    startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }),
+    startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }),
+  ])) as [ServerProcess, ServerProcess];
+  // Created once both servers have migrated the database.
+  const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+  try {
+    const admin = await createApiKey({ services: createServices(db) }, ['admin'], 'two processes');
+    return {
+      servers,
+      databaseUrl: database.url,
+      admin,
+      async dispose() {
+        await Promise.all(servers.map((s) => s.stop()));
+        await database.drop();
+      },
+    };
+  } finally {
+    await db.close();
+  }
+}

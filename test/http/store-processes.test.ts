@@ -3,12 +3,10 @@
  * only across requests of one process. Needs a PostgreSQL server (TEST_DATABASE_URL, as CI sets it);
  * the embedded database is single-process by design, so without one this suite is skipped.
  */
-import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process';
-import { createApiKey } from '../helpers/test-app';
-import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+import type { ServerProcess } from '../helpers/server-process';
+import { usingPostgres } from '../helpers/test-database';
+import { startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
 
 interface Reply {
   data?: Record<string, any> | null;
@@ -34,24 +32,17 @@ const ok = async (url: string, query: string, variables: Record<string, unknown>
 const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 describeWithPostgres('two gateway processes sharing one PostgreSQL database', () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let pair: ProcessPair | undefined;
   let servers: ServerProcess[] = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
-    // Started together: both migrate the new database at once (the advisory lock serialises them).
-    servers = await Promise.all([
-      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
-      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
-    ]);
-    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
-    auth = await createApiKey({ services: createServices(db) }, ['admin'], 'two processes');
-    await db.close();
+    pair = await startProcessPair();
+    servers = pair.servers;
+    auth = pair.admin;
   });
 
   afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await database?.drop();
+    await pair?.dispose();
   });
 
   it('50 concurrent orders of 1 on a stock of 10, split across both, place exactly 10', async () => {

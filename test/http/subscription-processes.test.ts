@@ -10,12 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
-import { createApiKey } from '../helpers/test-app';
-import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+import { usingPostgres } from '../helpers/test-database';
+import { startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
 import { connectWs, subscribe, until } from '../helpers/ws-client';
 
 let auth: Record<string, string> = {};
@@ -33,23 +31,17 @@ const ok = async (url: string, query: string, variables: Record<string, unknown>
 const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
 describeWithPostgres('subscriptions across two gateway processes on one PostgreSQL database', () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let pair: ProcessPair | undefined;
   let servers: ServerProcess[] = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
-    servers = await Promise.all([
-      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
-      startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
-    ]);
-    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
-    auth = await createApiKey({ services: createServices(db) }, ['admin'], 'two processes');
-    await db.close();
+    pair = await startProcessPair();
+    servers = pair.servers;
+    auth = pair.admin;
   });
 
   afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await database?.drop();
+    await pair?.dispose();
   });
 
   it('a subscriber on B hears an order placed through A, within a second', async () => {
@@ -94,7 +86,7 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     const c = connectWs(b.url);
     subscribe(c, `subscription { stockChanged { quantity } }`);
     await c.connected;
-    const admin = new Client({ connectionString: database.url });
+    const admin = new Client({ connectionString: pair!.databaseUrl });
     await admin.connect();
     // Every LISTEN connection of the database (both processes' key and event listeners).
     await admin.query(
