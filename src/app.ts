@@ -196,6 +196,7 @@ export async function buildApp({
     schema,
     limits: createLimits(config.limits),
     events,
+    limiter,
     apiKeyCache: apiKeyCache?.cache,
   });
   app.decorate('subscriptions', subscriptions);

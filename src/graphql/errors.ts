@@ -53,6 +53,12 @@ function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; st
 const INTERNAL_MESSAGE = 'Internal server error';
 
 /**
+ * A validation message without graphql-js's "Did you mean ...?" hint: what Apollo's
+ * `hideSchemaDetailsFromClientErrors` does over HTTP (same expression), for the WebSocket path.
+ */
+export const withoutSuggestions = (message: string): string => message.replace(/ ?Did you mean(.+?)\?$/, '');
+
+/**
  * The AppError behind a GraphQL error, if any: thrown by a resolver, or the `originalError` of an
  * error Apollo wrapped (the limits of limits.ts, raised during validation), or graphql-js's
  * token-limit parse error.
