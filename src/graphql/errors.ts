@@ -37,6 +37,8 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
   ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
   ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
   ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
+  // OPTIONS /graphql that is no CORS preflight (the CORS plugin answers those): Apollo's 405.
+  ['Apollo Server supports only GET/POST requests', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
   [
     "An 'accept' header was provided for this request which does not accept",
     { code: ErrorCode.NOT_ACCEPTABLE, status: 406 },

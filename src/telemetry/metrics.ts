@@ -62,10 +62,15 @@ export interface MetricsOptions {
 export const OTHER_OPERATION = '__other';
 export const ANONYMOUS_OPERATION = '__anonymous';
 export const UNKNOWN_OPERATION = '__unknown';
+/** The label of names longer than MAX_OPERATION_NAME_LENGTH (a client chooses them, at any length). */
+export const OVERSIZED_OPERATION = '__oversized';
+/** Longest operation name kept as a label: with `maxOperationNames`, this bounds the /metrics text. */
+export const MAX_OPERATION_NAME_LENGTH = 100;
 
 /**
  * Bounds the `operation_name` label: the first `max` distinct names seen keep their own series,
- * every later one folds into `__other`, so a client sending random names cannot explode the series.
+ * every later one folds into `__other`, so a client sending random names cannot explode the series;
+ * a name longer than MAX_OPERATION_NAME_LENGTH is `__oversized`, so none can make a series huge.
  */
 export class OperationNames {
   readonly #seen = new Set<string>();
@@ -73,6 +78,7 @@ export class OperationNames {
 
   label(name: string | null | undefined): string {
     if (!name) return ANONYMOUS_OPERATION;
+    if (name.length > MAX_OPERATION_NAME_LENGTH) return OVERSIZED_OPERATION;
     if (this.#seen.has(name)) return name;
     if (this.#seen.size >= this.max) return OTHER_OPERATION;
     this.#seen.add(name);
