@@ -120,7 +120,15 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
     while (!closed && !socket.destroyed && Date.now() < end && peakRss - rssBefore < 300) {
       pings += 20_000;
       if (!socket.write(burst)) {
-        await Promise.race([new Promise((r) => socket.once('drain', r)), new Promise((r) => setTimeout(r, 500))]);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            socket.off('drain', done);
+            resolve();
+          };
+          const timer = setTimeout(done, 500);
+          socket.once('drain', done);
+        });
       }
       await new Promise((r) => setImmediate(r));
       peakRss = Math.max(peakRss, rssMiB(pid));
