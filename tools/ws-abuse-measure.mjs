@@ -5,11 +5,12 @@
  * another's with --entry), on a fresh PostgreSQL database, NODE_ENV=production and default limits
  * except where a figure needs otherwise (said below). Not a test: it prints what it measured.
  *
- *   node tools/ws-abuse-measure.mjs [--entry /path/to/dist/src/main.js] [--database postgresql://postgres@127.0.0.1:5432/test]
+ *   node tools/ws-abuse-measure.mjs [--entry /path/to/dist/src/main.js] [--items 1,2,3,4] [--flood-seconds 30] [--database postgresql://postgres@127.0.0.1:5432/test]
  *
  * 1. CLOSE_WAIT sockets of the server's port 3 s after 2,000 refused upgrades (bad key, then 429),
  *    each client hanging up after the status line, as curl does.
- * 2. Peak RSS growth during a 10 s flood of graphql-ws pings from one client that never reads
+ * 2. Peak RSS growth during a flood (--flood-seconds, 30: a loaded machine needs that long to fill
+ *    the kernel's socket buffers, several MiB on loopback, before the server's own) of graphql-ws pings from one client that never reads
  *    (RATE_LIMIT_MAX high, so only the byte bound can stop it; stopped early past +1 GiB), and
  *    whether the server closed it.
  * 3. Another client's median latency of `{ __typename }` over HTTP (with a key) alone, and while one
@@ -30,9 +31,13 @@ const { values: args } = parseArgs({
   options: {
     entry: { type: 'string', default: path.join(root, 'dist/src/main.js') },
     database: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/test' },
+    items: { type: 'string', default: '1,2,3,4' },
+    'flood-seconds': { type: 'string', default: '30' },
   },
 });
 const entry = path.resolve(args.entry);
+const items = new Set(args.items.split(','));
+const floodMs = Number(args['flood-seconds']) * 1000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -207,91 +212,99 @@ async function withServer(env, fn) {
 const results = {};
 
 // 1. Refused upgrades.
-results.closeWait = await withServer({}, async (s) => {
-  for (let i = 0; i < 2_000; i += 50) await Promise.all(Array.from({ length: 50 }, () => refusedUpgrade(s.port)));
-  await sleep(3_000);
-  return closeWait(s.port);
-});
+if (items.has('1'))
+  results.closeWait = await withServer({}, async (s) => {
+    for (let i = 0; i < 2_000; i += 50) await Promise.all(Array.from({ length: 50 }, () => refusedUpgrade(s.port)));
+    await sleep(3_000);
+    return closeWait(s.port);
+  });
 
 // 2. Ping flood from a client that never reads.
-results.pingFlood = await withServer({ RATE_LIMIT_MAX: '10000000' }, async (s) => {
-  const before = rssMiB(s.pid);
-  const logBefore = s.logBytes();
-  const ws = await openGraphqlWs(s.url);
-  const socket = ws._socket;
-  socket.pause();
-  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | 15, 0, 0, 0, 0]), Buffer.from('{"type":"ping"}')]);
-  const burst = Buffer.concat(Array.from({ length: 20_000 }, () => frame));
-  let peak = before;
-  const end = Date.now() + 10_000;
-  while (!socket.destroyed && Date.now() < end && peak - before < 1024) {
-    if (!socket.write(burst)) await drained(socket, 500);
-    await new Promise((r) => setImmediate(r));
-    peak = Math.max(peak, rssMiB(s.pid));
-  }
-  const closed = socket.destroyed;
-  socket.destroy();
-  await sleep(1_000);
-  return { rssBeforeMiB: before, rssPeakMiB: peak, closedByServer: closed, logBytes: s.logBytes() - logBefore };
-});
+if (items.has('2'))
+  results.pingFlood = await withServer({ RATE_LIMIT_MAX: '10000000' }, async (s) => {
+    const before = rssMiB(s.pid);
+    const logBefore = s.logBytes();
+    const ws = await openGraphqlWs(s.url);
+    const socket = ws._socket;
+    socket.pause();
+    const frame = Buffer.concat([Buffer.from([0x81, 0x80 | 15, 0, 0, 0, 0]), Buffer.from('{"type":"ping"}')]);
+    const burst = Buffer.concat(Array.from({ length: 20_000 }, () => frame));
+    let peak = before;
+    const end = Date.now() + floodMs;
+    while (!socket.destroyed && Date.now() < end && peak - before < 1024) {
+      if (!socket.write(burst)) await drained(socket, 500);
+      await new Promise((r) => setImmediate(r));
+      peak = Math.max(peak, rssMiB(s.pid));
+    }
+    const closed = socket.destroyed;
+    socket.destroy();
+    await sleep(1_000);
+    return { rssBeforeMiB: before, rssPeakMiB: peak, closedByServer: closed, logBytes: s.logBytes() - logBefore };
+  });
 
 // 3. Another client's latency under a WebSocket message flood.
-results.latency = await withServer({}, async (s, db) => {
-  const auth = createKey(db.url);
-  await latencies(s.url, auth, 20); // warm-up (the key is cached)
-  const alone = median(await latencies(s.url, auth, 100));
-  let stop = false;
-  let sent = 0;
-  let closes = 0;
-  const flood = (async () => {
-    while (!stop) {
-      let ws;
-      try {
-        ws = await openGraphqlWs(s.url);
-      } catch {
+if (items.has('3'))
+  results.latency = await withServer({}, async (s, db) => {
+    const auth = createKey(db.url);
+    await latencies(s.url, auth, 20); // warm-up (the key is cached)
+    const alone = median(await latencies(s.url, auth, 100));
+    let stop = false;
+    let sent = 0;
+    let closes = 0;
+    const flood = (async () => {
+      while (!stop) {
+        let ws;
+        try {
+          ws = await openGraphqlWs(s.url);
+        } catch {
+          closes++;
+          await sleep(100);
+          continue;
+        }
+        for (let i = 0; !stop && ws.readyState === WebSocket.OPEN; i++) {
+          ws.send(
+            JSON.stringify({
+              id: String(i),
+              type: 'subscribe',
+              payload: { query: 'subscription { stockChanged { quantity } }' },
+            }),
+          );
+          ws.send(JSON.stringify({ id: String(i), type: 'complete' }));
+          sent += 2;
+          if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+        }
         closes++;
-        await sleep(100);
-        continue;
+        ws.terminate();
       }
-      for (let i = 0; !stop && ws.readyState === WebSocket.OPEN; i++) {
-        ws.send(
-          JSON.stringify({
-            id: String(i),
-            type: 'subscribe',
-            payload: { query: 'subscription { stockChanged { quantity } }' },
-          }),
-        );
-        ws.send(JSON.stringify({ id: String(i), type: 'complete' }));
-        sent += 2;
-        if (i % 100 === 0) await new Promise((r) => setImmediate(r));
-      }
-      closes++;
-      ws.terminate();
-    }
-  })();
-  await sleep(500);
-  const during = [];
-  const end = Date.now() + 10_000;
-  while (Date.now() < end) during.push(...(await latencies(s.url, auth, 5)));
-  stop = true;
-  await flood;
-  return { aloneMs: alone, duringFloodMs: median(during), floodMessagesSent: sent, floodConnectionsClosed: closes };
-});
+    })();
+    await sleep(500);
+    const during = [];
+    const end = Date.now() + 10_000;
+    while (Date.now() < end) during.push(...(await latencies(s.url, auth, 5)));
+    stop = true;
+    await flood;
+    return { aloneMs: alone, duringFloodMs: median(during), floodMessagesSent: sent, floodConnectionsClosed: closes };
+  });
 
 // 4. /metrics after 100 long operation names.
-results.metrics = await withServer({}, async (s) => {
-  const logBefore = s.logBytes();
-  for (let i = 0; i < 100; i++) {
-    const name = `Q${i}`.padEnd(100_000, 'x');
-    await fetch(`${s.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `query ${name} { __typename }` }),
-    }).then((r) => r.text());
-  }
-  const t = performance.now();
-  const text = await (await fetch(s.metricsUrl)).text();
-  return { metricsBytes: text.length, scrapeMs: Math.round(performance.now() - t), logBytes: s.logBytes() - logBefore };
-});
+if (items.has('4'))
+  results.metrics = await withServer({}, async (s) => {
+    const logBefore = s.logBytes();
+    for (let i = 0; i < 100; i++) {
+      const name = `Q${i}`.padEnd(100_000, 'x');
+      await fetch(`${s.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `query ${name} { __typename }` }),
+      }).then((r) => r.text());
+    }
+    const t = performance.now();
+    const text = await (await fetch(s.metricsUrl)).text();
+    return {
+      metricsBytes: text.length,
+      scrapeMs: Math.round(performance.now() - t),
+      logBytes: s.logBytes() - logBefore,
+    };
+  });
 
 console.log(JSON.stringify({ entry, ...results }, null, 2));
