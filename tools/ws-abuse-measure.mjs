@@ -9,10 +9,12 @@
  *
  * 1. CLOSE_WAIT sockets of the server's port 3 s after 2,000 refused upgrades (bad key, then 429),
  *    each client hanging up after the status line, as curl does.
- * 2. Peak RSS growth during a flood (--flood-seconds, 30: a loaded machine needs that long to fill
- *    the kernel's socket buffers, several MiB on loopback, before the server's own) of graphql-ws pings from one client that never reads
- *    (RATE_LIMIT_MAX high, so only the byte bound can stop it; stopped early past +1 GiB), and
- *    whether the server closed it.
+ * 2. Peak RSS growth during a flood of graphql-ws pings from one client that never reads, and
+ *    whether the server closed it; RATE_LIMIT_MAX high and keep-alive off, so that only the byte
+ *    bound can stop it (an unanswered keep-alive ping cuts a non-reading client after twice
+ *    SUBSCRIPTION_KEEPALIVE_MS anyway). --flood-seconds (30): a loaded machine takes that long to
+ *    fill the kernel's socket buffers (several MiB on loopback) before the server's own. Stopped
+ *    early past +1 GiB.
  * 3. Another client's median latency of `{ __typename }` over HTTP (with a key) alone, and while one
  *    anonymous connection floods subscribe+complete pairs for 10 s (reconnecting when closed).
  * 4. The size of /metrics after 100 anonymous queries named with 100,000 characters each.
@@ -221,7 +223,7 @@ if (items.has('1'))
 
 // 2. Ping flood from a client that never reads.
 if (items.has('2'))
-  results.pingFlood = await withServer({ RATE_LIMIT_MAX: '10000000' }, async (s) => {
+  results.pingFlood = await withServer({ RATE_LIMIT_MAX: '10000000', SUBSCRIPTION_KEEPALIVE_MS: '0' }, async (s) => {
     const before = rssMiB(s.pid);
     const logBefore = s.logBytes();
     const ws = await openGraphqlWs(s.url);
