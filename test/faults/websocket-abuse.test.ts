@@ -90,6 +90,8 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
       API_KEY_CACHE_TTL_MS: '0',
       SUBSCRIPTION_CONNECTIONS_PER_KEY: '3',
       CORS_ORIGINS: 'https://app.example',
+      // Item 2 tests the byte bound: an unanswered keep-alive ping would also cut a non-reading client.
+      SUBSCRIPTION_KEEPALIVE_MS: '0',
     });
     url = gateway.server.url;
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
