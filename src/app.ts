@@ -21,6 +21,7 @@ import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/re
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security-headers';
+import { registerUpgradeGuard } from './http/upgrade-guard';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
@@ -109,6 +110,8 @@ export async function buildApp({
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     },
   });
+  // First of all hooks: a WebSocket upgrade refused by any later hook still closes its socket.
+  registerUpgradeGuard(app, config.limits.requestTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -193,6 +196,7 @@ export async function buildApp({
     schema,
     limits: createLimits(config.limits),
     events,
+    limiter,
     apiKeyCache: apiKeyCache?.cache,
   });
   app.decorate('subscriptions', subscriptions);

@@ -89,6 +89,7 @@ const envSchema = z
     GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
     GRAPHQL_MAX_TOKENS: int(10, 100_000).default(1000),
     GRAPHQL_MAX_COST: int(1, 10_000_000).default(20_000),
+    GRAPHQL_MAX_INPUT_DEPTH: int(1, 1000).default(32),
     RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
     RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
     REDIS_URL: z
@@ -108,6 +109,7 @@ const envSchema = z
     SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
     SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
     SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
+    SUBSCRIPTION_MAX_BUFFERED_BYTES: int(16 * 1024, 256 * 1024 * 1024).default(1024 * 1024),
     // Observability (README, "Operations").
     METRICS_PORT: int(0, 65535).default(0),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -178,6 +180,8 @@ export interface Config {
     directives: number;
     tokens: number;
     cost: number;
+    /** Deepest nesting of objects and lists in variables (and any JSON input), checked before anything walks them. */
+    inputDepth: number;
   };
   rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
   /**
@@ -198,6 +202,13 @@ export interface Config {
     keepAliveMs: number;
     /** Events held for one subscription whose client reads too slowly; beyond it, the connection is closed. */
     bufferedEvents: number;
+    /** Bytes a connection may have waiting to be sent (every message, pongs included); beyond it, closed (1013). */
+    maxBufferedBytes: number;
+    /**
+     * Whether a browser page whose Origin is the request's own Host may connect without being listed
+     * in CORS_ORIGINS: outside production only (the Host header is the client's to choose: DNS rebinding).
+     */
+    sameHostOrigin: boolean;
   };
   /**
    * Prometheus metrics on a port of their own (src/telemetry/metrics.ts); `port` 0 means off.
@@ -301,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       directives: e.GRAPHQL_MAX_DIRECTIVES,
       tokens: e.GRAPHQL_MAX_TOKENS,
       cost: e.GRAPHQL_MAX_COST,
+      inputDepth: e.GRAPHQL_MAX_INPUT_DEPTH,
     },
     rateLimit: {
       max: e.RATE_LIMIT_MAX,
@@ -324,6 +336,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionsPerAddress: e.SUBSCRIPTION_CONNECTIONS_PER_ADDRESS,
       keepAliveMs: e.SUBSCRIPTION_KEEPALIVE_MS,
       bufferedEvents: e.SUBSCRIPTION_BUFFERED_EVENTS,
+      maxBufferedBytes: e.SUBSCRIPTION_MAX_BUFFERED_BYTES,
+      sameHostOrigin: !production,
     },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, maxOperationNames: e.METRICS_MAX_OPERATION_NAMES },
     tracing: { resolverSpans: e.GRAPHQL_RESOLVER_SPANS },

@@ -70,7 +70,7 @@ export async function createApollo(
     // then the cost limit, then access (scopes).
     plugins: [
       errorReportingPlugin(),
-      wellFormedVariablesPlugin(),
+      wellFormedVariablesPlugin(config.limits.inputDepth),
       limits.plugin,
       subscriptionsOverHttpPlugin(),
       operationAccessPlugin(),

@@ -37,6 +37,8 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
   ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
   ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
   ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
+  // OPTIONS /graphql that is no CORS preflight (the CORS plugin answers those): Apollo's 405.
+  ['Apollo Server supports only GET/POST requests', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
   [
     "An 'accept' header was provided for this request which does not accept",
     { code: ErrorCode.NOT_ACCEPTABLE, status: 406 },
@@ -51,6 +53,12 @@ function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; st
 }
 
 const INTERNAL_MESSAGE = 'Internal server error';
+
+/**
+ * A validation message without graphql-js's "Did you mean ...?" hint: what Apollo's
+ * `hideSchemaDetailsFromClientErrors` does over HTTP (same expression), for the WebSocket path.
+ */
+export const withoutSuggestions = (message: string): string => message.replace(/ ?Did you mean(.+?)\?$/, '');
 
 /**
  * The AppError behind a GraphQL error, if any: thrown by a resolver, or the `originalError` of an

@@ -5,14 +5,19 @@
  *
  * Security is that of queries:
  * - at the upgrade (before any WebSocket exists): the rate limit and credential hooks of every
- *   request, then a browser's `Origin` (same origin, or one of CORS_ORIGINS: 403 otherwise), and
- *   the number of connections from the client's address (429);
+ *   request, then a browser's `Origin` (CORS_ORIGINS; outside production also the same host: 403
+ *   otherwise, subscription-access.ts), and the number of connections from the client's address
+ *   (429). A refused upgrade always closes its socket (http/upgrade-guard.ts);
  * - at `connection_init`: the Bearer key from `connectionParams` (browsers cannot set WebSocket
  *   headers; an Authorization header on the upgrade works too). A bad key closes with 4401; the
  *   connections per key are counted;
- * - at each `subscribe`: only subscription operations, the token, depth, alias, directive and cost
- *   limits of src/graphql/limits.ts, the subscriptions per connection, and the whole document
- *   against the scope table, as for queries (src/graphql/operation-access.ts);
+ * - every message is charged to the caller's rate-limit budget, the one HTTP requests spend (over
+ *   it: closed with 1008), and a client that does not read what it is sent is closed with 1013 once
+ *   SUBSCRIPTION_MAX_BUFFERED_BYTES wait for it (subscription-socket.ts);
+ * - at each `subscribe`: only subscription operations, the token, depth, alias, directive, input
+ *   nesting and cost limits, the subscriptions per connection, and the whole document against the
+ *   scope table, as for queries (subscription-operation.ts); errors are formatted and masked as over
+ *   HTTP (no "Did you mean" without introspection);
  * - while open: a revoked key closes its connections (4401) as soon as the key cache hears of it
  *   (api-key.cache.ts); keep-alive pings drop dead peers; a client reading too slowly is closed
  *   (1013) once `SUBSCRIPTION_BUFFERED_EVENTS` events wait for one of its subscriptions, so it never
@@ -27,35 +32,26 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
-import {
-  getOperationAST,
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ExecutionArgs,
-  type GraphQLSchema,
-} from 'graphql';
-import { CloseCode, handleProtocols, type Context } from 'graphql-ws';
-import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
+import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config';
 import { BadRequestError, ErrorCode, RateLimitedError, ForbiddenError, type AppError } from '../errors/app-error';
+import { rateLimitMessage, rateLimitSubject, type RateLimiter } from '../http/rate-limit';
 import type { Services } from '../services';
 import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
-import { refusal } from '../modules/auth/authorize';
 import type { StoreEvents } from '../modules/events/store-events';
 import { createLoaders, type GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
-import { guardedCoordinates } from './operation-access';
+import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
+import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
+import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 
-/** WebSocket close codes used besides graphql-ws's own (RFC 6455). */
+/** WebSocket close code used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;
-const TRY_AGAIN_LATER = 1013;
 /** graphql-ws has no code for "too many connections"; its 4429 is the closest, and clients do not retry it. */
 const TOO_MANY = CloseCode.TooManyInitialisationRequests;
 
@@ -65,6 +61,8 @@ export interface SubscriptionsOptions {
   schema: GraphQLSchema;
   limits: GraphQLLimits;
   events: StoreEvents;
+  /** The rate limiter HTTP requests are counted by: every WebSocket message is charged to it too. */
+  limiter: Pick<RateLimiter, 'charge'>;
   apiKeyCache?: ApiKeyCache;
 }
 
@@ -86,65 +84,41 @@ interface Connection {
   caller: Caller | null;
   /** The key as presented, to re-check it when the key cache hears that it changed. */
   token: string | null;
+  /** Releases this connection's places in the per-address and per-key counts (once each). */
+  release: (() => void)[];
 }
 
 type Extra = { socket: WebSocket; request: FastifyRequest };
 type WsContext = Context<Record<string, unknown> | undefined, Extra>;
 
-/** An AppError as the GraphQL error graphql-ws sends (formatted by `format` below). */
-const gqlError = (error: AppError) => new GraphQLError(error.message, { originalError: error });
-
-/** The token a `connectionParams` object carries: `Authorization`, or `headers.Authorization`, any case. */
-function authorizationParam(params: Record<string, unknown> | undefined): unknown {
-  if (!params) return undefined;
-  const find = (o: Record<string, unknown>) =>
-    Object.entries(o).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
-  const direct = find(params);
-  if (direct !== undefined) return direct;
-  const headers = params.headers;
-  return headers && typeof headers === 'object' ? find(headers as Record<string, unknown>) : undefined;
-}
-
-/** Same origin as the request, or an allowed CORS origin. Requests without Origin are not browsers. */
-function originAllowed(request: FastifyRequest, allowed: Config['cors']['origins']): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined || allowed === '*') return true;
-  if (allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
+/** A formatted error as a client sees it; unexpected ones are logged and carry an id to quote. */
+function formatForClient(error: GraphQLError, requestId: string, log: FastifyRequest['log']) {
+  const formatted = formatError(error.toJSON(), error);
+  if (formatted.extensions?.code !== ErrorCode.INTERNAL) return formatted;
+  log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error (subscription)');
+  return {
+    ...formatted,
+    message: `${formatted.message} (request id ${requestId})`,
+    extensions: { ...formatted.extensions, requestId },
+  };
 }
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, events, apiKeyCache }: SubscriptionsOptions,
+  { config, services, schema, limits, events, limiter, apiKeyCache }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
   const contexts = new Set<WsContext>();
-  const perAddress = new Map<string, number>();
-  const perKey = new Map<string, number>();
+  const perAddress = new ConnectionCounts();
+  const perKey = new ConnectionCounts();
+  const checks: OperationChecks = {
+    schema,
+    limits,
+    inputDepth: config.limits.inputDepth,
+    hideSuggestions: !config.graphql.introspection,
+  };
   let closing = false;
-
-  const bump = (map: Map<string, number>, key: string, by: number) => {
-    const n = (map.get(key) ?? 0) + by;
-    if (n > 0) map.set(key, n);
-    else map.delete(key);
-  };
-
-  /** A formatted error as a client sees it; unexpected ones are logged and carry an id to quote. */
-  const format = (error: GraphQLError, requestId: string, log: FastifyRequest['log']) => {
-    const formatted = formatError(error.toJSON(), error);
-    if (formatted.extensions?.code !== ErrorCode.INTERNAL) return formatted;
-    log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error (subscription)');
-    return {
-      ...formatted,
-      message: `${formatted.message} (request id ${requestId})`,
-      extensions: { ...formatted.extensions, requestId },
-    };
-  };
 
   /** Re-checks the keys of open connections after a key change (`''`: every key). */
   const recheckKeys = async (payload: string) => {
@@ -167,150 +141,116 @@ export async function registerSubscriptions(
       conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
   });
 
-  const handler = makeHandler<Record<string, unknown> | undefined, Extra>(
-    {
-      schema,
-      async onConnect(ctx) {
-        const { socket, request } = ctx.extra;
-        const conn = connections.get(socket);
-        if (!conn) return false;
-        if (closing) {
-          socket.close(GOING_AWAY, 'Server shutting down');
-          return false;
-        }
-        if (!events.listening) {
-          socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
-          return false;
-        }
-        const param = authorizationParam(ctx.connectionParams);
-        if (param !== undefined) {
-          const token = typeof param === 'string' ? BEARER.exec(param)?.[1] : undefined;
-          if (!token) {
-            socket.close(
-              CloseCode.Unauthorized,
-              'Unauthorized: connectionParams.Authorization must be "Bearer <API key>"',
-            );
-            return false;
-          }
-          const caller = await services.apiKeys.authenticate(token);
-          if (!caller) {
-            socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key is unknown or revoked');
-            return false;
-          }
-          conn.caller = caller;
-          conn.token = token;
-        } else if (request.caller) {
-          // Authorization header on the upgrade request (non-browser clients), checked by auth.hooks.ts.
-          conn.caller = request.caller;
-          conn.token = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null;
-        }
-        if (conn.caller) {
-          const key = String(conn.caller.keyId);
-          if ((perKey.get(key) ?? 0) >= settings.connectionsPerKey) {
-            conn.caller = null;
-            socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
-            return false;
-          }
-          bump(perKey, key, 1);
-        }
-        contexts.add(ctx);
-        return true;
-      },
-      onClose(ctx) {
-        contexts.delete(ctx);
-      },
-      async onSubscribe(ctx, id, payload) {
-        const { socket, request } = ctx.extra;
-        const conn = connections.get(socket)!;
-        const requestId = `${request.id}:${id}`;
-        const fail = (error: AppError | GraphQLError) => [error instanceof GraphQLError ? error : gqlError(error)];
-        if (closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
-        // This subscription is already counted in ctx.subscriptions.
-        if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
-          return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
-        }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, limits.parseOptions);
-        } catch (error) {
-          const e = error as GraphQLError;
-          return fail(
-            new GraphQLError(e.message, {
-              nodes: e.nodes,
-              source: e.source,
-              positions: e.positions,
-              extensions: { code: 'GRAPHQL_PARSE_FAILED' },
-            }),
-          );
-        }
-        const errors = validate(schema, document, [...specifiedRules, ...limits.validationRules]);
-        if (errors.length > 0) {
-          return errors.map((e) =>
-            e.originalError
-              ? e
-              : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
-          );
-        }
-        const operation = getOperationAST(document, payload.operationName);
-        if (!operation) return fail(new BadRequestError('Unable to identify the operation (operationName?)'));
-        if (operation.operation !== 'subscription') {
-          return fail(
-            new BadRequestError('Only subscriptions are served over WebSocket; send queries and mutations over HTTP'),
-          );
-        }
-        const variables = payload.variables ?? {};
-        const cost = limits.costError(schema, document, variables);
-        if (cost) return [cost];
-        // The whole document against the scope table, as for queries (operation-access.ts): the
-        // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).
-        const refused = refusal(conn.caller, guardedCoordinates(schema, document, operation));
-        if (refused) return fail(refused);
-        const contextValue: GraphQLContext = {
-          requestId,
-          log: request.log,
-          caller: conn.caller,
-          services,
-          loaders: createLoaders(services),
-          idempotencyKey: undefined,
-          batched: false,
-          // Events are delivered one at a time: the DataLoaders batch what a payload selects.
-          planReads: false,
-          openEventStream: (select) =>
-            events.hub.subscribe(select, {
-              maxBuffered: settings.bufferedEvents,
-              onOverflow: () =>
-                socket.close(
-                  TRY_AGAIN_LATER,
-                  `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
-                ),
-            }),
-        };
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: variables,
-          contextValue,
-        };
-        return args;
-      },
-      onNext(_ctx, id, _payload, args, result) {
-        if (!result.errors) return;
-        const context = args.contextValue as GraphQLContext;
-        return { ...result, errors: result.errors.map((e) => format(e, context.requestId, context.log)) };
-      },
-      onError(ctx, id, _payload, errors) {
-        const { request } = ctx.extra;
-        return errors.map((e) => format(e, `${request.id}:${id}`, request.log));
-      },
+  /** `connection_init`: the key (connectionParams, or the upgrade's Authorization header), and its count. */
+  const authenticate = async (ctx: WsContext): Promise<boolean> => {
+    const { socket, request } = ctx.extra;
+    const conn = connections.get(socket);
+    if (!conn) return false;
+    if (closing) {
+      socket.close(GOING_AWAY, 'Server shutting down');
+      return false;
+    }
+    if (!events.listening) {
+      socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
+      return false;
+    }
+    let caller: Caller | null = request.caller;
+    let token = caller ? (BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null) : null;
+    const param = authorizationParam(ctx.connectionParams);
+    if (param !== undefined) {
+      token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
+      if (!token) {
+        socket.close(CloseCode.Unauthorized, 'Unauthorized: connectionParams.Authorization must be "Bearer <API key>"');
+        return false;
+      }
+      caller = await services.apiKeys.authenticate(token);
+      // The socket may have closed during the lookup: its close handler has already run, so
+      // nothing may be counted for it any more (the count would never be released).
+      if (!connections.has(socket)) return false;
+      if (!caller) {
+        socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key is unknown or revoked');
+        return false;
+      }
+    }
+    if (caller) {
+      const key = String(caller.keyId);
+      if (perKey.count(key) >= settings.connectionsPerKey) {
+        socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
+        return false;
+      }
+      conn.release.push(perKey.hold(key));
+      conn.caller = caller;
+      conn.token = token;
+    }
+    contexts.add(ctx);
+    return true;
+  };
+
+  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+    schema,
+    onConnect: authenticate,
+    onClose(ctx) {
+      contexts.delete(ctx);
     },
-    settings.keepAliveMs,
-  );
+    async onSubscribe(ctx, id, payload) {
+      const { socket, request } = ctx.extra;
+      const conn = connections.get(socket);
+      const fail = (error: AppError) => [gqlError(error)];
+      if (!conn || closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
+      // This subscription is already counted in ctx.subscriptions.
+      if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
+        return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
+      }
+      const checked = checkSubscription(checks, conn.caller, payload);
+      if ('errors' in checked) return checked.errors;
+      const contextValue: GraphQLContext = {
+        requestId: `${request.id}:${id}`,
+        log: request.log,
+        caller: conn.caller,
+        services,
+        loaders: createLoaders(services),
+        idempotencyKey: undefined,
+        batched: false,
+        // Events are delivered one at a time: the DataLoaders batch what a payload selects.
+        planReads: false,
+        openEventStream: (select) =>
+          events.hub.subscribe(select, {
+            maxBuffered: settings.bufferedEvents,
+            onOverflow: () =>
+              socket.close(
+                TRY_AGAIN_LATER,
+                `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
+              ),
+          }),
+      };
+      const args: ExecutionArgs = {
+        schema,
+        document: checked.document,
+        operationName: payload.operationName,
+        variableValues: checked.variables,
+        contextValue,
+      };
+      return args;
+    },
+    onNext(_ctx, _id, _payload, args, result) {
+      if (!result.errors) return;
+      const context = args.contextValue as GraphQLContext;
+      return { ...result, errors: result.errors.map((e) => formatForClient(e, context.requestId, context.log)) };
+    },
+    onError(ctx, id, _payload, errors) {
+      const { request } = ctx.extra;
+      return errors.map((e) => formatForClient(e, `${request.id}:${id}`, request.log));
+    },
+  });
 
   await app.register(fastifyWebsocket, {
     // A message is at most what an HTTP body may be (ws would accept 100 MiB).
-    // graphql-ws's subprotocol negotiation from the first connection on (its handler sets it lazily).
     options: { maxPayload: config.limits.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
+    // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
+    errorHandler: (error, socket, request) => {
+      request.log.warn({ err: { message: error.message } }, 'WebSocket error');
+      socket.terminate();
+    },
     // Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their
     // queued events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
     preClose: async function (this: FastifyInstance) {
@@ -341,12 +281,12 @@ export async function registerSubscriptions(
   return {
     async checkUpgrade(request, reply) {
       if (!request.ws) return;
-      if (!originAllowed(request, config.cors.origins)) {
+      if (!originAllowed(request, config.cors.origins, settings.sameHostOrigin)) {
         throw new ForbiddenError(
           `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
         );
       }
-      if ((perAddress.get(request.ip) ?? 0) >= settings.connectionsPerAddress) {
+      if (perAddress.count(request.ip) >= settings.connectionsPerAddress) {
         // No schedule frees a slot; a few seconds is a polite first retry.
         void reply.header('retry-after', '5');
         throw new RateLimitedError(
@@ -355,15 +295,23 @@ export async function registerSubscriptions(
       }
     },
     wsHandler(this: FastifyInstance, socket, request) {
-      const conn: Connection = { socket, address: request.ip, caller: null, token: null };
+      const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
       connections.set(socket, conn);
-      bump(perAddress, conn.address, 1);
+      conn.release.push(perAddress.hold(conn.address));
       socket.once('close', () => {
         connections.delete(socket);
-        bump(perAddress, conn.address, -1);
-        if (conn.caller) bump(perKey, String(conn.caller.keyId), -1);
+        for (const release of conn.release) release();
       });
-      handler.call(this, socket, request);
+      serveGraphqlWs(server, socket, { socket, request } satisfies Extra, {
+        keepAliveMs: settings.keepAliveMs,
+        maxBufferedBytes: settings.maxBufferedBytes,
+        log: request.log,
+        // The payer is the key once connection_init named one, the address before and without.
+        charge: async () => {
+          const charge = await limiter.charge(rateLimitSubject(conn.caller, conn.address));
+          return charge.allowed ? null : rateLimitMessage(charge);
+        },
+      });
     },
     get connectionCount() {
       return connections.size;

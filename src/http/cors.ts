@@ -31,5 +31,9 @@ export async function registerCors(app: FastifyInstance, { origins }: Config['co
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,
     maxAge: 600,
+    // An OPTIONS request without the preflight headers is answered like a preflight (204 with the
+    // allowed methods, as RFC 9110 means OPTIONS), not with the plugin's text/plain 400, whose body
+    // is not the error shape every other answer has (issue 23, item 8).
+    strictPreflight: false,
   });
 }

@@ -27,6 +27,7 @@ import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
+import type { Caller } from '../modules/auth/api-key.service';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,8 +43,16 @@ interface Store {
 }
 type StoreClass = new (...args: unknown[]) => Store;
 
+/**
+ * Who pays for a unit of the budget: `key:<id>` for an API key, `ip:<address>` otherwise. HTTP
+ * requests and WebSocket messages name their payer the same way, so they spend one budget.
+ */
+export function rateLimitSubject(caller: Pick<Caller, 'keyId'> | null, address: string): string {
+  return caller ? `key:${caller.keyId}` : `ip:${address}`;
+}
+
 export function rateLimitKey(request: FastifyRequest): string {
-  return request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`;
+  return rateLimitSubject(request.caller, request.ip);
 }
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
@@ -51,13 +60,32 @@ const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 /** Where the counters are: 'memory' (no REDIS_URL), 'redis', or 'memory-fallback' (Redis away). */
 export type RateLimitStoreState = 'memory' | 'redis' | 'memory-fallback';
 
+/** The outcome of a charge: whether it was within the budget, and the budget's state after it. */
+export interface Charge {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (Retry-After when not allowed). */
+  resetSeconds: number;
+}
+
 export interface RateLimiter {
+  /**
+   * Charges `units` of the budget to `subject` (`rateLimitSubject`): the one way anything is counted,
+   * HTTP requests (below) and WebSocket messages (graphql/subscriptions.ts) alike. Never throws for
+   * being over the limit: the caller decides how to refuse (429 over HTTP, a close over WebSocket).
+   */
+  charge(subject: string, units?: number): Promise<Charge>;
   /** Counts the request (by `rateLimitKey`); throws RateLimitedError over the limit. */
   limit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Counts a request against the key it was just verified to carry (see above). */
   chargeKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   state(): RateLimitStoreState;
 }
+
+/** The message of a refusal by the rate limit, over HTTP and WebSocket alike. */
+export const rateLimitMessage = (charge: Charge): string =>
+  `Rate limit of ${charge.limit} requests exceeded; retry in ${charge.resetSeconds} seconds`;
 
 /**
  * Redis while it is connected, the plugin's in-memory store otherwise (and for a command that fails
@@ -139,25 +167,44 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     global: false,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
-    keyGenerator: rateLimitKey,
+    // Every count goes through `charge` below, which names its payer on a request-like object.
+    keyGenerator: (request) => (request as unknown as { subject: string }).subject,
     ...(connection ? { store: failoverStore(connection.redis, config.rateLimit.redisPrefix) } : {}),
-    allowList: (request) => HEALTH_PATHS.has(request.url),
   });
   const check = app.createRateLimit();
+  // The plugin's check reads the key and the route's rate-limit group from a request; a charge has
+  // neither route nor request (a WebSocket message), so it passes what the check reads.
+  const charge = async (subject: string, units = 1): Promise<Charge> => {
+    const payer = { subject, routeOptions: { config: {} } } as unknown as FastifyRequest;
+    const counted = async () => {
+      const result = await check(payer);
+      // Only the plugin's allow-list (not used) answers `isAllowed`: never here.
+      if (result.isAllowed) throw new Error('rate limit: unexpected allow-listed charge');
+      return result;
+    };
+    // The plugin's stores add one unit a call; a charge of n is n calls (stopping once over).
+    let result = await counted();
+    for (let i = 1; i < units && !result.isExceeded; i++) result = await counted();
+    return {
+      allowed: !result.isExceeded,
+      limit: result.max,
+      remaining: result.remaining,
+      resetSeconds: result.ttlInSeconds,
+    };
+  };
   const count = async (request: FastifyRequest, reply: FastifyReply) => {
-    const result = await check(request);
-    if (result.isAllowed) return;
-    reply.header('ratelimit-limit', result.max);
+    if (HEALTH_PATHS.has(request.url)) return;
+    const result = await charge(rateLimitKey(request));
+    reply.header('ratelimit-limit', result.limit);
     reply.header('ratelimit-remaining', result.remaining);
-    reply.header('ratelimit-reset', result.ttlInSeconds);
-    if (result.isExceeded) {
-      reply.header('retry-after', result.ttlInSeconds);
-      throw new RateLimitedError(
-        `Rate limit of ${result.max} requests exceeded; retry in ${result.ttlInSeconds} seconds`,
-      );
+    reply.header('ratelimit-reset', result.resetSeconds);
+    if (!result.allowed) {
+      reply.header('retry-after', result.resetSeconds);
+      throw new RateLimitedError(rateLimitMessage(result));
     }
   };
   return {
+    charge,
     limit: count,
     chargeKey: count,
     state: () => (!connection ? 'memory' : connection.available() ? 'redis' : 'memory-fallback'),

@@ -70,6 +70,13 @@ export function loggerOptions(config: Config, overrides: Record<string, unknown>
   };
 }
 
+/** Longest operation name written whole in a log line: a client chooses names, at any length. */
+const MAX_LOGGED_NAME = 100;
+
+/** The name, or its first MAX_LOGGED_NAME characters and its length when longer. */
+export const boundedName = (name: string): string =>
+  name.length <= MAX_LOGGED_NAME ? name : `${name.slice(0, MAX_LOGGED_NAME)}... (${name.length} characters)`;
+
 /** What the GraphQL layer learns about a request, for its log line. */
 export interface GraphQLLogInfo {
   operationName?: string | null;
@@ -97,7 +104,7 @@ export function requestLogPlugin(): ApolloServerPlugin<object> {
       if (!info) return;
       return {
         async didResolveOperation(rc) {
-          info.operationName = rc.operationName ?? null;
+          info.operationName = rc.operationName === null ? null : boundedName(rc.operationName);
           info.operationType = rc.operation?.operation;
         },
         async willSendResponse(rc) {

@@ -13,6 +13,7 @@
  * - `traceResolvers` (GRAPHQL_RESOLVER_SPANS=true): a span per field resolver call. Off by default: a
  *   50-pet page resolves hundreds of fields, each span costs a few microseconds and bytes to export.
  */
+import { boundedName } from '../http/request-log';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { GraphQLObjectType, type GraphQLSchema, type ResponsePath } from 'graphql';
@@ -52,9 +53,11 @@ export function graphqlTracingPlugin(): ApolloServerPlugin<GraphQLContext> {
         },
         async didResolveOperation(rc) {
           const type = rc.operation?.operation ?? 'unknown';
-          span.updateName(rc.operationName ? `${type} ${rc.operationName}` : type);
+          // A client chooses the name, at any length: span names and attributes stay bounded.
+          const name = rc.operationName ? boundedName(rc.operationName) : null;
+          span.updateName(name ? `${type} ${name}` : type);
           span.setAttribute('graphql.operation.type', type);
-          if (rc.operationName) span.setAttribute('graphql.operation.name', rc.operationName);
+          if (name) span.setAttribute('graphql.operation.name', name);
         },
         async willSendResponse(rc) {
           const body = rc.response.body;

@@ -62,10 +62,15 @@ export interface MetricsOptions {
 export const OTHER_OPERATION = '__other';
 export const ANONYMOUS_OPERATION = '__anonymous';
 export const UNKNOWN_OPERATION = '__unknown';
+/** The label of names longer than MAX_OPERATION_NAME_LENGTH (a client chooses them, at any length). */
+export const OVERSIZED_OPERATION = '__oversized';
+/** Longest operation name kept as a label: with `maxOperationNames`, this bounds the /metrics text. */
+export const MAX_OPERATION_NAME_LENGTH = 100;
 
 /**
  * Bounds the `operation_name` label: the first `max` distinct names seen keep their own series,
- * every later one folds into `__other`, so a client sending random names cannot explode the series.
+ * every later one folds into `__other`, so a client sending random names cannot explode the series;
+ * a name longer than MAX_OPERATION_NAME_LENGTH is `__oversized`, so none can make a series huge.
  */
 export class OperationNames {
   readonly #seen = new Set<string>();
@@ -73,6 +78,7 @@ export class OperationNames {
 
   label(name: string | null | undefined): string {
     if (!name) return ANONYMOUS_OPERATION;
+    if (name.length > MAX_OPERATION_NAME_LENGTH) return OVERSIZED_OPERATION;
     if (this.#seen.has(name)) return name;
     if (this.#seen.size >= this.max) return OTHER_OPERATION;
     this.#seen.add(name);
@@ -89,6 +95,97 @@ export interface Metrics {
   apolloPlugin(): ApolloServerPlugin<GraphQLContext>;
   /** Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up. */
   register(app: FastifyInstance, listen: { host: string; port: number }): void;
+}
+
+/** The PostgreSQL pool's gauges, read at each scrape. */
+function registerPoolGauges(registry: Registry, read: () => PoolCounts | undefined): void {
+  const pool = (name: string, help: string, pick: (c: PoolCounts) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const counts = read();
+        if (counts) this.set(pick(counts));
+      },
+    });
+  pool(
+    'db_pool_connections_in_use',
+    'PostgreSQL pool connections checked out (total - idle)',
+    (c) => c.totalCount - c.idleCount,
+  );
+  pool('db_pool_connections_idle', 'PostgreSQL pool connections open and idle', (c) => c.idleCount);
+  pool('db_pool_connections_total', 'PostgreSQL pool connections open', (c) => c.totalCount);
+  pool(
+    'db_pool_waiting_requests',
+    'Queries waiting for a pool connection (all connections in use)',
+    (c) => c.waitingCount,
+  );
+}
+
+/** The API-key cache's hit and miss counters, read at each scrape. */
+function registerCacheCounters(registry: Registry, read: () => CacheCounts | undefined): void {
+  // Counters read from the cache's own tallies (prom-client's counters have no "set"; a
+  // collect() that adds the difference keeps them monotonic).
+  const fromTally = (name: string, help: string, pick: (c: CacheCounts) => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const counts = read();
+        if (!counts) return;
+        const now = pick(counts);
+        if (now > reported) this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  fromTally('api_key_cache_hits_total', 'API-key authentications answered from the process cache', (c) => c.hits);
+  fromTally(
+    'api_key_cache_misses_total',
+    'API-key authentications that read the database (not cached, or cache off while not listening)',
+    (c) => c.misses,
+  );
+}
+
+/** GET /metrics on its own HTTP server at host:port, started and closed with `app`. */
+function serveMetrics(app: FastifyInstance, registry: Registry, listen: { host: string; port: number }): void {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'metrics collection failed');
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+      },
+    );
+  });
+  // Started with the app (a port in use stops the start, as for the main port) and closed with it.
+  app.addHook('onReady', async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(listen.port, listen.host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        app.log.info(
+          {
+            metrics: typeof address === 'object' && address ? `http://${listen.host}:${address.port}/metrics` : address,
+          },
+          'metrics listening',
+        );
+        resolve();
+      });
+    });
+  });
+  app.addHook('onClose', async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 }
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -135,57 +232,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(openSubscriptionsSource?.() ?? 0);
     },
   });
-  if (options.pool) {
-    const read = options.pool;
-    const pool = (name: string, help: string, pick: (c: PoolCounts) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          const counts = read();
-          if (counts) this.set(pick(counts));
-        },
-      });
-    pool(
-      'db_pool_connections_in_use',
-      'PostgreSQL pool connections checked out (total - idle)',
-      (c) => c.totalCount - c.idleCount,
-    );
-    pool('db_pool_connections_idle', 'PostgreSQL pool connections open and idle', (c) => c.idleCount);
-    pool('db_pool_connections_total', 'PostgreSQL pool connections open', (c) => c.totalCount);
-    pool(
-      'db_pool_waiting_requests',
-      'Queries waiting for a pool connection (all connections in use)',
-      (c) => c.waitingCount,
-    );
-  }
-  if (options.apiKeyCache) {
-    const read = options.apiKeyCache;
-    // Counters read from the cache's own tallies (prom-client's counters have no "set"; a
-    // collect() that adds the difference keeps them monotonic).
-    const fromTally = (name: string, help: string, pick: (c: CacheCounts) => number) => {
-      let reported = 0;
-      new Counter({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          const counts = read();
-          if (!counts) return;
-          const now = pick(counts);
-          if (now > reported) this.inc(now - reported);
-          reported = now;
-        },
-      });
-    };
-    fromTally('api_key_cache_hits_total', 'API-key authentications answered from the process cache', (c) => c.hits);
-    fromTally(
-      'api_key_cache_misses_total',
-      'API-key authentications that read the database (not cached, or cache off while not listening)',
-      (c) => c.misses,
-    );
-  }
+  if (options.pool) registerPoolGauges(registry, options.pool);
+  if (options.apiKeyCache) registerCacheCounters(registry, options.apiKeyCache);
 
   const names = new OperationNames(options.maxOperationNames);
 
@@ -221,41 +269,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
         if (status === 429) rateLimited.inc({ route });
         if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
       });
-      const server = http.createServer((req, res) => {
-        if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
-          return;
-        }
-        registry.metrics().then(
-          (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-          (error: unknown) => {
-            app.log.error({ err: error }, 'metrics collection failed');
-            res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
-          },
-        );
-      });
-      // Started with the app (a port in use stops the start, as for the main port) and closed with it.
-      app.addHook('onReady', async () => {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(listen.port, listen.host, () => {
-            server.off('error', reject);
-            const address = server.address();
-            app.log.info(
-              {
-                metrics:
-                  typeof address === 'object' && address ? `http://${listen.host}:${address.port}/metrics` : address,
-              },
-              'metrics listening',
-            );
-            resolve();
-          });
-        });
-      });
-      app.addHook('onClose', async () => {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      });
+      serveMetrics(app, registry, listen);
     },
   };
 }
