@@ -55,6 +55,8 @@ export interface MetricsOptions {
   deprecatedRoute: string;
   /** The PostgreSQL pool, when there is one (PGlite has a single in-process session: no gauges). */
   pool?: () => PoolCounts | undefined;
+  /** Every pool with its name, role, state and reads (PostgreSQL: the primary and each replica). */
+  pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
 }
 
@@ -135,16 +137,22 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(openSubscriptionsSource?.() ?? 0);
     },
   });
-  if (options.pool) {
-    const read = options.pool;
+  // One series per pool (`pool`: primary, replica-1, ...) when the database says which pools it has.
+  const pools = (): { name: string; counts: PoolCounts }[] => {
+    const all = options.pools?.();
+    if (all) return all.map((p) => ({ name: p.name, counts: p.counts }));
+    const single = options.pool?.();
+    return single ? [{ name: 'primary', counts: single }] : [];
+  };
+  if (options.pool || options.pools) {
     const pool = (name: string, help: string, pick: (c: PoolCounts) => number) =>
       new Gauge({
         name,
         help,
+        labelNames: ['pool'],
         registers: [registry],
         collect() {
-          const counts = read();
-          if (counts) this.set(pick(counts));
+          for (const p of pools()) this.set({ pool: p.name }, pick(p.counts));
         },
       });
     pool(
@@ -159,6 +167,31 @@ export function createMetrics(options: MetricsOptions): Metrics {
       'Queries waiting for a pool connection (all connections in use)',
       (c) => c.waitingCount,
     );
+  }
+  if (options.pools) {
+    const read = options.pools;
+    const reported = new Map<string, number>();
+    new Counter({
+      name: 'db_reads_total',
+      help: 'Reader statements (queries, REST GETs, subscription loads) served, by pool',
+      labelNames: ['pool'],
+      registers: [registry],
+      collect() {
+        for (const p of read()) {
+          this.inc({ pool: p.name }, p.reads - (reported.get(p.name) ?? 0));
+          reported.set(p.name, p.reads);
+        }
+      },
+    });
+    new Gauge({
+      name: 'db_pool_up',
+      help: '1 while the pool serves reads; 0 for a replica taken out (failed, or no longer a standby)',
+      labelNames: ['pool', 'role'],
+      registers: [registry],
+      collect() {
+        for (const p of read()) this.set({ pool: p.name, role: p.role }, p.up ? 1 : 0);
+      },
+    });
   }
   if (options.apiKeyCache) {
     const read = options.apiKeyCache;
