@@ -516,11 +516,13 @@ function preparedReader(pgbouncer: boolean, warn: (msg: string) => void) {
       const code = (error as { code?: string }).code;
       // 26000: prepared statement does not exist; 42P05: already exists.
       if (code !== '26000' && code !== '42P05') throw error;
+      // Reads already in flight fail the same way: one line for all of them.
+      if (named)
+        warn(
+          `DATABASE_URL looks like a transaction-mode pooler (PgBouncer?): ${(error as Error).message}. ` +
+            'Add ?pgbouncer=true to DATABASE_URL so that no prepared statement is named; reads go on unnamed meanwhile.',
+        );
       named = false;
-      warn(
-        `DATABASE_URL looks like a transaction-mode pooler (PgBouncer?): ${(error as Error).message}. ` +
-          'Add ?pgbouncer=true to DATABASE_URL so that no prepared statement is named; reads go on unnamed meanwhile.',
-      );
       return (await pool.query(query)).rows as T[];
     }
   };

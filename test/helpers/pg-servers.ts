@@ -45,15 +45,29 @@ const serverUser: string | null = isRoot
     : null
   : (os.userInfo().username ?? null);
 
+/** pg_stat_statements is installed: the replica suite counts statements on each server with it. */
+const statStatements: boolean = (() => {
+  try {
+    const lib = execFileSync('pg_config', ['--pkglibdir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return fs.existsSync(path.join(lib, 'pg_stat_statements.so'));
+  } catch {
+    return false;
+  }
+})();
+
 export const pgbouncerAvailable = Boolean(pgbouncerBinary && serverUser);
-export const replicationAvailable = Boolean(pgBinDir && serverUser);
+export const replicationAvailable = Boolean(pgBinDir && serverUser && statStatements);
 
 export const NEEDS_PGBOUNCER: SkipReason = {
   needs: 'PgBouncer and a PostgreSQL server',
   run: 'apt-get install -y pgbouncer, then TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test npm test (CI does)',
 };
 export const NEEDS_PG_BINARIES: SkipReason = {
-  needs: "PostgreSQL's server binaries (initdb, pg_ctl, pg_basebackup under `pg_config --bindir`) and a postgres user",
+  needs:
+    "PostgreSQL's server binaries (initdb, pg_ctl, pg_basebackup under `pg_config --bindir`), pg_stat_statements and a postgres user",
   run: 'apt-get install -y postgresql (CI machines have it)',
 };
 
@@ -245,6 +259,8 @@ export async function startReplicatedPair({ applyDelayMs = 0 } = {}): Promise<Re
       'wal_level = replica',
       'max_wal_senders = 4',
       'hot_standby = on',
+      // Statements counted on each server: which one served a read.
+      "shared_preload_libraries = 'pg_stat_statements'",
       '',
     ].join('\n');
   fs.appendFileSync(path.join(primaryDir, 'postgresql.conf'), settings(primaryPort));
