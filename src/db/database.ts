@@ -16,7 +16,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
 import lockfile from 'proper-lockfile';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
-import { describeDbUrl, type DatabaseConfig } from '../config';
+import { describeDbUrl, pgbouncerFlag, type DatabaseConfig } from '../config';
 import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
 import { registerPoolName } from './pool-names';
 import { isRetryableReadError, ReplicaRouter } from './read-routing';
@@ -354,13 +354,19 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   registerPoolName(driverUrl(config.url), 'primary');
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
   const reads = { primary: 0 };
-  const run = preparedReader(Boolean(config.pgbouncer), warn);
+  const reader = preparedReader(warn);
+  const run = reader.run;
+  if (config.pgbouncer) reader.unnamed(pool);
   const router = config.replicaUrls?.length
     ? new ReplicaRouter<Pool>({
         replicas: config.replicaUrls.map((url, i) => {
           const name = `replica-${i + 1}`;
           registerPoolName(driverUrl(url), name);
-          return { name, where: describeDbUrl(url), pool: createPool(config, url) };
+          // Each replica may or may not be behind a pooler of its own: its URL says (`?pgbouncer=true`).
+          const pooled = pgbouncerFlag(url);
+          const replica = createPool({ ...config, pgbouncer: pooled }, url);
+          if (pooled) reader.unnamed(replica);
+          return { name, where: describeDbUrl(url), pool: replica };
         }),
         probe: async (replica) => {
           const { rows } = await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
@@ -504,27 +510,31 @@ async function withTransactionLockedSession<T>(pool: Pool, fn: (session: SqlSess
  * connection is unknown, or already taken, on the next). A pooler nobody told us about shows itself
  * by exactly those errors: then the reader says so once, naming the fix, and goes on unnamed.
  */
-function preparedReader(pgbouncer: boolean, warn: (msg: string) => void) {
+function preparedReader(warn: (msg: string) => void) {
   const names = preparedStatementNames();
-  let named = !pgbouncer;
-  return async function run<T>(pool: Pool, statement: Prisma.Sql): Promise<T[]> {
-    const query = { text: statement.text, values: statement.values as unknown[], types: PG_TYPES };
-    if (!named) return (await pool.query(query)).rows as T[];
-    try {
-      return (await pool.query({ ...query, name: names(statement.text) })).rows as T[];
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      // 26000: prepared statement does not exist; 42P05: already exists.
-      if (code !== '26000' && code !== '42P05') throw error;
-      // Reads already in flight fail the same way: one line for all of them.
-      if (named)
-        warn(
-          `DATABASE_URL looks like a transaction-mode pooler (PgBouncer?): ${(error as Error).message}. ` +
-            'Add ?pgbouncer=true to DATABASE_URL so that no prepared statement is named; reads go on unnamed meanwhile.',
-        );
-      named = false;
-      return (await pool.query(query)).rows as T[];
-    }
+  /** Pools whose statements go unnamed: behind a pooler (`?pgbouncer=true` on their URL), or found to be. */
+  const unnamed = new WeakSet<Pool>();
+  return {
+    unnamed: (pool: Pool) => unnamed.add(pool),
+    run: async function run<T>(pool: Pool, statement: Prisma.Sql): Promise<T[]> {
+      const query = { text: statement.text, values: statement.values as unknown[], types: PG_TYPES };
+      if (unnamed.has(pool)) return (await pool.query(query)).rows as T[];
+      try {
+        return (await pool.query({ ...query, name: names(statement.text) })).rows as T[];
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        // 26000: prepared statement does not exist; 42P05: already exists.
+        if (code !== '26000' && code !== '42P05') throw error;
+        // Reads already in flight fail the same way: one line for all of them.
+        if (!unnamed.has(pool))
+          warn(
+            `DATABASE_URL looks like a transaction-mode pooler (PgBouncer?): ${(error as Error).message}. ` +
+              'Add ?pgbouncer=true to DATABASE_URL so that no prepared statement is named; reads go on unnamed meanwhile.',
+          );
+        unnamed.add(pool);
+        return (await pool.query(query)).rows as T[];
+      }
+    },
   };
 }
 
