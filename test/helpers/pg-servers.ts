@@ -10,7 +10,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { SkipReason } from './describe-if';
+/** What a skipped suite needs, and how to provide it (the shape of describe-if.ts's SkipReason). */
+interface SkipReason {
+  needs: string;
+  run: string;
+}
 
 const isRoot = process.getuid?.() === 0;
 
