@@ -10,6 +10,7 @@ import { createServices } from '../../src/services';
 import { describeIf } from '../helpers/describe-if';
 import { gql } from '../helpers/gateway-fixture';
 import {
+  freePort,
   NEEDS_PG_BINARIES,
   replicationAvailable,
   startReplicatedPair,
@@ -40,6 +41,7 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
   let writer: Record<string, string>;
   let reader: Record<string, string>;
   let petId: string;
+  let metricsPort: number;
 
   const ok = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) => {
     const reply = await gql(server.url, query, variables, headers);
@@ -51,7 +53,9 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
     pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });
     await pair.primary.query('CREATE DATABASE petstore');
     await pair.primary.query('CREATE EXTENSION pg_stat_statements', [], 'petstore');
+    metricsPort = await freePort();
     server = await startServerProcess({
+      METRICS_PORT: String(metricsPort),
       DATABASE_URL: pair.primary.url('petstore'),
       DATABASE_REPLICA_URLS: pair.replica.url('petstore'),
       DB_REPLICA_CHECK_MS: '300',
@@ -95,6 +99,11 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
     }
     expect((await petReads(pair.replica)) - onReplica).toBeGreaterThanOrEqual(40);
     expect((await petReads(pair.primary)) - onPrimary).toBe(0);
+    // The gateway's own account, by pool.
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(Number(/^db_reads_total\{pool="replica-1"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(40);
+    expect(metrics).toMatch(/^db_pool_up\{pool="replica-1",role="replica"\} 1$/m);
+    expect(metrics).toMatch(/^db_pool_connections_total\{pool="replica-1"\} [1-9]/m);
   });
 
   it("reads a caller's own write back at once, though the replica applies it 2 s late", async () => {
