@@ -404,7 +404,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
       throw new DatabaseTopologyError(
         `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
-          'writes sent there would be lost to the primary. Fix DATABASE_REPLICA_URLS to list streaming replicas only.',
+          "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
       );
     }
     router.start();

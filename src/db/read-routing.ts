@@ -152,7 +152,16 @@ export class ReplicaRouter<P> {
       await Promise.all(
         this.replicas.map(async (r) => {
           try {
-            const standby = await this.options.probe(r.pool);
+            // A replica that does not answer at all (a dead host, no RST) is out after a check's time,
+            // not after the statement timeout: reads stop waiting on it from then on.
+            let timer: NodeJS.Timeout | undefined;
+            const standby = await Promise.race([
+              this.options.probe(r.pool),
+              new Promise<never>((_, reject) => {
+                const limit = Math.max(1_000, this.options.checkMs);
+                timer = setTimeout(() => reject(new Error(`no answer to a check within ${limit} ms`)), limit);
+              }),
+            ]).finally(() => clearTimeout(timer));
             if (!standby) {
               this.takeOut(r, 'it is not a standby (promoted?): pg_is_in_recovery() is false');
               r.reason = 'not a standby (pg_is_in_recovery() is false)';
