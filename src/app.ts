@@ -20,6 +20,8 @@ import { registerErrorHandlers } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
 import { registerRateLimit } from './http/rate-limit';
+import { registerReadScope } from './http/read-scope';
+import { readRoutingPlugin } from './graphql/read-routing.plugin';
 import { registerSecurityHeaders } from './http/security-headers';
 import { registerUpgradeGuard } from './http/upgrade-guard';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
@@ -112,6 +114,8 @@ export async function buildApp({
   });
   // First of all hooks: a WebSocket upgrade refused by any later hook still closes its socket.
   registerUpgradeGuard(app, config.limits.requestTimeoutMs);
+  // Next: the request's read scope (read replicas: http/read-scope.ts).
+  if (db.noteWrite) registerReadScope(app, db.noteWrite);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -150,6 +154,7 @@ export async function buildApp({
           maxOperationNames: config.metrics.maxOperationNames,
           deprecatedRoute: PET_BY_ID_URL,
           pool: db.pool ? () => db.pool : undefined,
+          pools: db.pools,
           apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
         })
       : null;
@@ -178,7 +183,11 @@ export async function buildApp({
   const schema = await createSchema();
   const apollo = await createApollo(config, {
     schema,
-    plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],
+    plugins: [
+      ...(db.noteWrite ? [readRoutingPlugin()] : []),
+      ...(metrics ? [metrics.apolloPlugin()] : []),
+      ...(tracing ? [graphqlTracingPlugin()] : []),
+    ],
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {

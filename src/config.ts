@@ -65,6 +65,26 @@ const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
       .optional(),
+    // Production topologies (docs/postgres-topologies.md): a pooler in front of the primary, a direct
+    // session for LISTEN and migrations, read replicas.
+    DATABASE_DIRECT_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL of the primary, not through a pooler')
+      .optional(),
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((u) => u.trim())
+          .filter(Boolean),
+      )
+      .refine((list) => list.every((u) => /^postgres(ql)?:\/\//.test(u)), {
+        message: 'must be comma-separated postgresql:// URLs of streaming replicas',
+      })
+      .optional(),
+    DB_READ_YOUR_WRITES_MS: int(0, 3_600_000).default(5_000),
+    DB_REPLICA_CHECK_MS: int(100, 600_000).default(1_000),
     PGLITE_DATA_DIR: z.string().min(1).default('./data'),
     DB_POOL_SIZE: int(1, 200).default(10),
     DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
@@ -120,6 +140,10 @@ const envSchema = z
     path: ['PETS_PATH_SUNSET_DATE'],
     message: 'must be later than PETS_PATH_DEPRECATION_DATE',
   })
+  .refine((e) => e.DATABASE_URL || (!e.DATABASE_DIRECT_URL && !e.DATABASE_REPLICA_URLS?.length), {
+    path: ['DATABASE_URL'],
+    message: 'must be set when DATABASE_DIRECT_URL or DATABASE_REPLICA_URLS is (they belong to a PostgreSQL server)',
+  })
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
     message: 'must differ from PORT: metrics are never served on the public port',
@@ -138,6 +162,19 @@ export type DatabaseConfig =
        */
       connectTimeoutMs?: number;
       statementTimeoutMs?: number;
+      /**
+       * DATABASE_URL goes through a transaction-mode pooler (`?pgbouncer=true`, Prisma's convention):
+       * no named prepared statements, no startup parameters, no session state between transactions.
+       */
+      pgbouncer?: boolean;
+      /** The primary itself, not pooled (DATABASE_DIRECT_URL): LISTEN and migrations use it. */
+      directUrl?: string;
+      /** Streaming replicas (DATABASE_REPLICA_URLS): reads go there (src/db/read-routing.ts). */
+      replicaUrls?: string[];
+      /** After a caller writes, its reads go to the primary for this long (DB_READ_YOUR_WRITES_MS). */
+      readYourWritesMs?: number;
+      /** How often each replica is checked; one that fails is out until a check succeeds (DB_REPLICA_CHECK_MS). */
+      replicaCheckMs?: number;
     };
 
 export interface Config {
@@ -256,6 +293,26 @@ export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
   return file;
 }
 
+/** A database URL without its password, for messages and logs. */
+export function describeDbUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** `?pgbouncer=true` on a PostgreSQL URL (Prisma's convention for a transaction-mode pooler). */
+export function pgbouncerFlag(url: string): boolean {
+  try {
+    return new URL(url).searchParams.get('pgbouncer') === 'true';
+  } catch {
+    return false;
+  }
+}
+
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -290,6 +347,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           poolSize: e.DB_POOL_SIZE,
           connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+          pgbouncer: pgbouncerFlag(e.DATABASE_URL),
+          ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
+          ...(e.DATABASE_REPLICA_URLS?.length ? { replicaUrls: e.DATABASE_REPLICA_URLS } : {}),
+          readYourWritesMs: e.DB_READ_YOUR_WRITES_MS,
+          replicaCheckMs: e.DB_REPLICA_CHECK_MS,
         }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
     readPlanner: e.GRAPHQL_READ_PLANNER,

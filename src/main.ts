@@ -35,7 +35,19 @@ async function main(): Promise<void> {
   startingConfig = config;
   const log = pino(loggerOptions(config));
   if (envFile) log.info(`read ${envFile}`);
-  const db = await openDatabase(config, { progress: (msg) => log.info(msg) });
+  const settings = config.database;
+  if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
+    log.warn(
+      'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +
+        'events and revoked API keys are read on every request (no cache), because LISTEN needs a session; ' +
+        "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
+    );
+  }
+  const db = await openDatabase(config, {
+    progress: (msg) => log.info(msg),
+    warn: (msg) => log.warn(msg),
+    info: (msg) => log.info(msg),
+  });
   if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
   const app = await buildApp({ config, db, loggerInstance: log });
   let adminSocket: FastifyInstance | undefined;

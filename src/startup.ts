@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, type Config } from './config';
-import { DatabaseInUseError } from './db/database';
+import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './db/database';
 import { MigrationError } from './db/migrate';
 
 /** A failure explained for a person: main.ts prints the message alone and exits 1. */
@@ -37,28 +37,47 @@ const errorCode = (error: unknown): string | undefined => (error as { code?: str
  * to `retryMs`. Answers that waiting cannot fix (no such database, login refused) end it at once.
  * Throws StartupError naming DATABASE_URL and what failed.
  */
-export async function waitForPostgres(url: string, retryMs: number, progress: (msg: string) => void): Promise<void> {
+export async function waitForPostgres(
+  url: string,
+  retryMs: number,
+  progress: (msg: string) => void,
+  {
+    variable = 'DATABASE_URL',
+    startupParameters = {},
+  }: {
+    /** The variable that holds `url`, named in messages. */
+    variable?: string;
+    /** The startup parameters the pool will send: a pooler refusing them is found here, at start. */
+    startupParameters?: Record<string, number>;
+  } = {},
+): Promise<void> {
   const deadline = Date.now() + retryMs;
   let delay = 250;
   let told = false;
   for (;;) {
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: Math.min(5_000, retryMs || 5_000) });
+    const client = new Client({
+      connectionString: driverUrl(url),
+      connectionTimeoutMillis: Math.min(5_000, retryMs || 5_000),
+      ...startupParameters,
+    });
     client.on('error', () => undefined);
+    let standby: boolean;
     try {
       await client.connect();
+      standby = (await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby')).rows[0]!.standby;
       await client.end();
-      if (told) progress('PostgreSQL answers now');
-      return;
     } catch (error) {
       await client.end().catch(() => undefined);
       const code = errorCode(error);
-      if (code && PERMANENT_PG_CODES.has(code)) throw explainPostgresError(error, url);
+      if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error)) {
+        throw explainPostgresError(error, url, variable);
+      }
       if (Date.now() + delay > deadline) {
         throw new StartupError(
-          `Cannot reach the PostgreSQL server of DATABASE_URL (${describeUrl(url)})` +
+          `Cannot reach the PostgreSQL server of ${variable} (${describeUrl(url)})` +
             (retryMs > 0 ? ` after trying for ${Math.round(retryMs / 1000)} s` : '') +
             `: ${(error as Error).message || code}. ` +
-            'Start the server, fix DATABASE_URL, or unset it to use the embedded database ' +
+            `Start the server, fix ${variable}, or unset DATABASE_URL to use the embedded database ` +
             '(DB_STARTUP_RETRY_MS sets how long start-up waits).',
         );
       }
@@ -68,14 +87,37 @@ export async function waitForPostgres(url: string, retryMs: number, progress: (m
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 5_000);
+      continue;
     }
+    if (told) progress('PostgreSQL answers now');
+    if (standby) {
+      throw new StartupError(
+        `${variable} (${describeUrl(url)}) is a standby (pg_is_in_recovery() is true): writes and migrations fail there. ` +
+          `Point ${variable} at the primary` +
+          (variable === 'DATABASE_URL' ? ', and list the standby in DATABASE_REPLICA_URLS.' : '.'),
+      );
+    }
+    return;
   }
 }
 
-function explainPostgresError(error: unknown, url: string): StartupError {
+/** The parameter a pooler refused at connection start (PgBouncer: "unsupported startup parameter: X"). */
+function refusedStartupParameter(error: unknown): string | null {
+  return /unsupported startup parameter:\s*(\S+)/i.exec((error as Error)?.message ?? '')?.[1] ?? null;
+}
+
+function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_URL'): StartupError {
   const code = errorCode(error);
   const where = describeUrl(url);
   const message = (error as Error).message;
+  const parameter = refusedStartupParameter(error);
+  if (parameter) {
+    return new StartupError(
+      `The server of ${variable} (${where}) refused the startup parameter ${parameter}: it is a pooler (PgBouncer) that ` +
+        `does not accept it. Add ?pgbouncer=true to ${variable} (the gateway then sends no startup parameters), ` +
+        `or add ${parameter} to ignore_startup_parameters in pgbouncer.ini.`,
+    );
+  }
   if (code === '3D000') {
     const name = (() => {
       try {
@@ -85,12 +127,12 @@ function explainPostgresError(error: unknown, url: string): StartupError {
       }
     })();
     return new StartupError(
-      `The database of DATABASE_URL (${where}) does not exist: ${message}. ` +
-        `Create it (createdb ${name || '<name>'}, or CREATE DATABASE "${name || '<name>'}") or fix DATABASE_URL.`,
+      `The database of ${variable} (${where}) does not exist: ${message}. ` +
+        `Create it (createdb ${name || '<name>'}, or CREATE DATABASE "${name || '<name>'}") or fix ${variable}.`,
     );
   }
   return new StartupError(
-    `PostgreSQL refused the connection of DATABASE_URL (${where}): ${message}. Fix the user, password or grants in DATABASE_URL.`,
+    `PostgreSQL refused the connection of ${variable} (${where}): ${message}. Fix the user, password or grants in ${variable}.`,
   );
 }
 
@@ -148,6 +190,7 @@ export function explainStartupError(
   if (
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||
+    error instanceof DatabaseTopologyError ||
     error instanceof StartupError ||
     error instanceof MigrationError
   ) {

@@ -13,14 +13,21 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
+import { Client, Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
 import lockfile from 'proper-lockfile';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
-import type { DatabaseConfig } from '../config';
+import { describeDbUrl, pgbouncerFlag, type DatabaseConfig } from '../config';
 import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
+import { registerPoolName } from './pool-names';
+import { isRetryableReadError, ReplicaRouter } from './read-routing';
 
 /** A raw SQL session: what the migration runner needs and nothing more. */
 export interface SqlSession {
+  /**
+   * The session holds no lock between transactions (behind a pooler without DATABASE_DIRECT_URL):
+   * each transaction of the runner takes a transaction-level lock itself.
+   */
+  lockPerTransaction?: boolean;
   /** Runs SQL text that may hold several statements, without parameters. */
   exec(sql: string): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -50,6 +57,16 @@ export interface Database {
   /** The connection pool (postgres mode only): its counts are the metrics' pool gauges. */
   readonly pool?: Pick<Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
   /**
+   * Every pool (PostgreSQL: the primary's, then each replica's), with its state: the metrics' pool
+   * label and /readyz's replica check. Absent on PGlite.
+   */
+  readonly pools?: () => PoolInfo[];
+  /**
+   * Starts `caller`'s read-your-writes window (its reads go to the primary for DB_READ_YOUR_WRITES_MS).
+   * Present when there are replicas.
+   */
+  readonly noteWrite?: (caller: string) => void;
+  /**
    * Runs `fn` with a session that holds the migration lock (a PostgreSQL advisory lock), so two
    * processes starting at once never apply the same migration twice.
    */
@@ -63,7 +80,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** One connection pool and its state. */
+export interface PoolInfo {
+  /** `primary`, `replica-1`, ...: the label of metrics and the `db.pool` attribute of traces. */
+  name: string;
+  role: 'primary' | 'replica';
+  /** Serving reads (a replica that failed is out until it answers again). */
+  up: boolean;
+  /** Why a replica is out. */
+  reason?: string;
+  /** Reader statements it served. */
+  reads: number;
+  counts: Pick<Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
+}
+
 export interface CreateDatabaseOptions {
+  /** Hears what an operator should know while running (a replica out, a pooler detected); console.warn by default. */
+  warn?: (msg: string) => void;
+  /** Hears good news (a replica back). */
+  info?: (msg: string) => void;
   /** Extra Prisma client options (tests use `log` to count statements). */
   prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
   /** PGlite only: start from this dump (tests share one migrated template). */
@@ -79,7 +114,7 @@ const PG_TYPES: CustomTypesConfig = {
 };
 
 /** Arbitrary, fixed key of the advisory lock taken while migrating. */
-const MIGRATION_LOCK_KEY = 72_707_369;
+export const MIGRATION_LOCK_KEY = 72_707_369;
 
 export async function createDatabase(config: DatabaseConfig, options: CreateDatabaseOptions = {}): Promise<Database> {
   return config.kind === 'pglite'
@@ -166,28 +201,69 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 const CONNECT_TIMEOUT_MS = 5_000;
 const STATEMENT_TIMEOUT_MS = 15_000;
 
+type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
+
+/** The URL without Prisma's `pgbouncer` parameter (node-postgres has no use for it). */
+export function driverUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.searchParams.has('pgbouncer')) return url;
+    u.searchParams.delete('pgbouncer');
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The session settings every connection of the pool gets as startup parameters, or none behind a
+ * transaction-mode pooler: PgBouncer refuses startup parameters it does not know (only those in its
+ * `ignore_startup_parameters` pass), and a session setting would not follow the transactions anyway.
+ * Behind a pooler, transactions set them with SET LOCAL instead (transactionPrelude).
+ */
+export function startupParameters(config: PostgresConfig): {
+  statement_timeout?: number;
+  idle_in_transaction_session_timeout?: number;
+} {
+  if (config.pgbouncer) return {};
+  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  return { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: statementTimeoutMs };
+}
+
 /**
  * Every wait for PostgreSQL is bounded (README, "Failure behaviour"): a pooled connection within
  * `connectTimeoutMs` (pg's default waits forever), each statement within `statementTimeoutMs` on the
  * server (statement_timeout) and on the client (query_timeout, for a server that does not answer at
  * all), and a transaction left open between statements is ended by the server
- * (idle_in_transaction_session_timeout). TCP keep-alive notices a peer that vanished.
+ * (idle_in_transaction_session_timeout). TCP keep-alive notices a peer that vanished. Behind a
+ * pooler the server-side bounds are set per transaction (startupParameters, transactionPrelude).
  */
-function createPool(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Pool {
+function createPool(config: PostgresConfig, url: string, size: number = config.poolSize): Pool {
   const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   const pool = new Pool({
-    connectionString: config.url,
-    max: config.poolSize,
+    connectionString: driverUrl(url),
+    max: size,
     connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-    statement_timeout: statementTimeoutMs,
-    idle_in_transaction_session_timeout: statementTimeoutMs,
+    ...startupParameters(config),
     query_timeout: statementTimeoutMs + 1_000,
     keepAlive: true,
   });
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
-  guardRelease(pool);
+  guardRelease(pool, config.pgbouncer ? transactionPrelude(statementTimeoutMs) : undefined);
   return pool;
+}
+
+/**
+ * Behind a transaction-mode pooler: Prisma's `BEGIN` becomes `BEGIN; SET LOCAL ...` (one simple-query
+ * round trip, as before), so every interactive transaction is bounded on the server as a session
+ * setting would have bounded it, and nothing outlives the transaction on the pooled server connection.
+ */
+function transactionPrelude(statementTimeoutMs: number): string {
+  return (
+    `BEGIN; SET LOCAL statement_timeout = ${statementTimeoutMs}; ` +
+    `SET LOCAL idle_in_transaction_session_timeout = ${statementTimeoutMs}`
+  );
 }
 
 /**
@@ -200,7 +276,7 @@ function createPool(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Pool
  * on a connection-level failure, released at once with an error (destroyed: its slot is free for a
  * new connection); the holder's later release is then a no-op. pg has no option for this: written here.
  */
-function guardRelease(pool: Pool): void {
+function guardRelease(pool: Pool, beginPrelude?: string): void {
   type Release = (err?: Error | boolean) => void;
   type Checkout = { release: Release };
   /** The checked-out clients, each with the function that destroys it. */
@@ -210,6 +286,7 @@ function guardRelease(pool: Pool): void {
     client.on('error', () => failed(client));
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (beginPrelude) args = withPrelude(args, beginPrelude);
       const result = query(...args);
       if (result instanceof Promise) {
         result.catch((error: unknown) => {
@@ -245,6 +322,16 @@ function guardRelease(pool: Pool): void {
   };
 }
 
+/** Prisma's adapter starts a transaction with the text `BEGIN` (a string or a query config): adds the prelude. */
+function withPrelude(args: unknown[], prelude: string): unknown[] {
+  const [first, ...rest] = args;
+  if (first === 'BEGIN') return [prelude, ...rest];
+  if (first && typeof first === 'object' && (first as { text?: unknown }).text === 'BEGIN') {
+    return [{ ...(first as object), text: prelude }, ...rest];
+  }
+  return args;
+}
+
 /** Not an SQL error of the statement but a failure of the connection itself. */
 function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
@@ -252,37 +339,124 @@ function isConnectionFailure(error: unknown): boolean {
   return code.startsWith('08') || code.startsWith('57P');
 }
 
-async function createPostgresDatabase(
-  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
-  const url = config.url;
-  const pool = createPool(config);
+/** A server in the wrong role: a replica that is a primary, or a primary that is a standby. */
+export class DatabaseTopologyError extends Error {
+  override name = 'DatabaseTopologyError';
+}
+
+/**
+ * PostgreSQL: the primary's pool (Prisma, the reader's primary reads), a pool per replica (the
+ * reader's reads: src/db/read-routing.ts), LISTEN on a session of its own.
+ */
+async function createPostgresDatabase(config: PostgresConfig, options: CreateDatabaseOptions): Promise<Database> {
+  const warn = options.warn ?? ((msg: string) => console.warn(msg));
+  const pool = createPool(config, config.url);
+  registerPoolName(driverUrl(config.url), 'primary');
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
-  const names = preparedStatementNames();
+  const reads = { primary: 0 };
+  const reader = preparedReader(warn);
+  const run = reader.run;
+  if (config.pgbouncer) reader.unnamed(pool);
+  const router = config.replicaUrls?.length
+    ? new ReplicaRouter<Pool>({
+        replicas: config.replicaUrls.map((url, i) => {
+          const name = `replica-${i + 1}`;
+          registerPoolName(driverUrl(url), name);
+          // Each replica may or may not be behind a pooler of its own: its URL says (`?pgbouncer=true`).
+          const pooled = pgbouncerFlag(url);
+          const replica = createPool({ ...config, pgbouncer: pooled }, url);
+          if (pooled) reader.unnamed(replica);
+          return { name, where: describeDbUrl(url), pool: replica };
+        }),
+        probe: async (replica) => {
+          const { rows } = await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+          return rows[0]!.standby;
+        },
+        checkMs: config.replicaCheckMs ?? 1_000,
+        readYourWritesMs: config.readYourWritesMs ?? 5_000,
+        log: (level, msg) => (level === 'warn' ? warn(msg) : options.info?.(msg)),
+      })
+    : null;
   const sql: SqlReader = {
     async query<T>(statement: Prisma.Sql) {
       options.onReaderStatement?.(statement.text);
-      const result = await pool.query({
-        name: names(statement.text),
-        text: statement.text,
-        values: statement.values as unknown[],
-        types: PG_TYPES,
-      });
-      return result.rows as T[];
+      if (router) {
+        // Reads change nothing: a replica failing at the server level costs a retry elsewhere, never the request.
+        for (const replica of router.candidates()) {
+          try {
+            const rows = await run<T>(replica.pool, statement);
+            replica.reads++;
+            return rows;
+          } catch (error) {
+            if (!isRetryableReadError(error)) throw error;
+            router.takeOut(replica, (error as Error).message || String((error as { code?: string }).code));
+          }
+        }
+      }
+      reads.primary++;
+      return run<T>(pool, statement);
     },
   };
+  if (router) {
+    await router.check();
+    const promoted = router.replicas.find((r) => r.reason?.startsWith('not a standby'));
+    if (promoted) {
+      await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
+      throw new DatabaseTopologyError(
+        `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
+          "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
+      );
+    }
+    router.start();
+  }
   const listeners = listenerSet();
-  // One LISTEN connection for every channel of this process (opened by the first `listen`).
-  const listener = new PostgresListener(url);
+  // One LISTEN connection for every channel of this process (opened by the first `listen`). It needs a
+  // session of its own: behind a transaction-mode pooler, only DATABASE_DIRECT_URL gives one.
+  const listenUrl = config.directUrl ?? (config.pgbouncer ? null : config.url);
+  const listener = listenUrl ? new PostgresListener(driverUrl(listenUrl)) : null;
+  const pools = (): PoolInfo[] => [
+    { name: 'primary', role: 'primary', up: true, reads: reads.primary, counts: pool },
+    ...(router?.replicas.map((r): PoolInfo => ({
+      name: r.name,
+      role: 'replica',
+      up: r.up,
+      reason: r.reason,
+      reads: r.reads,
+      counts: r.pool,
+    })) ?? []),
+  ];
   return {
     kind: 'postgres',
     prisma,
     sql,
     pool,
-    listen: (channel, handlers) => listeners.add(listener.listen(channel, handlers)),
+    pools,
+    noteWrite: router ? (caller) => router.writes.wrote(caller) : undefined,
+    listen: (channel, handlers) => {
+      if (!listener) {
+        handlers.onState(
+          false,
+          new Error('LISTEN needs a session: DATABASE_URL goes through a pooler and DATABASE_DIRECT_URL is unset'),
+        );
+        return Promise.resolve(async () => undefined);
+      }
+      return listeners.add(listener.listen(channel, handlers));
+    },
     async withMigrationSession(fn) {
-      const client = await pool.connect();
+      if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(pool, fn);
+      // The advisory lock belongs to a session: a client of its own on the primary itself.
+      const direct = config.directUrl
+        ? new Client({
+            connectionString: driverUrl(config.directUrl),
+            ...startupParameters({ ...config, pgbouncer: false }),
+          })
+        : null;
+      if (direct) {
+        direct.on('error', () => undefined);
+        await direct.connect();
+      }
+      const pooled = direct ? null : await pool.connect();
+      const client = (direct ?? pooled)!;
       try {
         await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
         try {
@@ -297,13 +471,69 @@ async function createPostgresDatabase(
           await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
         }
       } finally {
-        client.release();
+        if (direct) await direct.end();
+        pooled?.release();
       }
     },
     async close() {
+      router?.stop();
       await listeners.stopAll();
       await prisma.$disconnect();
-      await pool.end();
+      await Promise.all([pool.end(), ...(router?.replicas.map((r) => r.pool.end()) ?? [])]);
+    },
+  };
+}
+
+/**
+ * Migrations behind a transaction-mode pooler without DATABASE_DIRECT_URL: a session-level advisory
+ * lock would stay on whichever server connection took it, so each of the runner's transactions takes
+ * a transaction-level one instead (`lockPerTransaction`, src/db/migrate.ts).
+ */
+async function withTransactionLockedSession<T>(pool: Pool, fn: (session: SqlSession) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await fn({
+      lockPerTransaction: true,
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+      query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as R[],
+    });
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Runs reader statements: as named prepared statements on a direct connection (each connection
+ * parses and plans a statement text once), unnamed behind a pooler (a name prepared on one server
+ * connection is unknown, or already taken, on the next). A pooler nobody told us about shows itself
+ * by exactly those errors: then the reader says so once, naming the fix, and goes on unnamed.
+ */
+function preparedReader(warn: (msg: string) => void) {
+  const names = preparedStatementNames();
+  /** Pools whose statements go unnamed: behind a pooler (`?pgbouncer=true` on their URL), or found to be. */
+  const unnamed = new WeakSet<Pool>();
+  return {
+    unnamed: (pool: Pool) => unnamed.add(pool),
+    run: async function run<T>(pool: Pool, statement: Prisma.Sql): Promise<T[]> {
+      const query = { text: statement.text, values: statement.values as unknown[], types: PG_TYPES };
+      if (unnamed.has(pool)) return (await pool.query(query)).rows as T[];
+      try {
+        return (await pool.query({ ...query, name: names(statement.text) })).rows as T[];
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        // 26000: prepared statement does not exist; 42P05: already exists.
+        if (code !== '26000' && code !== '42P05') throw error;
+        // Reads already in flight fail the same way: one line for all of them.
+        if (!unnamed.has(pool))
+          warn(
+            `DATABASE_URL looks like a transaction-mode pooler (PgBouncer?): ${(error as Error).message}. ` +
+              'Add ?pgbouncer=true to DATABASE_URL so that no prepared statement is named; reads go on unnamed meanwhile.',
+          );
+        unnamed.add(pool);
+        return (await pool.query(query)).rows as T[];
+      }
     },
   };
 }

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config';
-import type { Database, SqlSession } from './database';
+import { MIGRATION_LOCK_KEY, type Database, type SqlSession } from './database';
 
 export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 
@@ -62,7 +62,14 @@ export async function migrate(
   onApply?: (migration: Migration, index: number, count: number) => void,
 ): Promise<string[]> {
   return db.withMigrationSession(async (session) => {
-    await session.exec(CREATE_MIGRATIONS_TABLE);
+    if (session.lockPerTransaction) {
+      await session.exec('BEGIN');
+      await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await session.exec(CREATE_MIGRATIONS_TABLE);
+      await session.exec('COMMIT');
+    } else {
+      await session.exec(CREATE_MIGRATIONS_TABLE);
+    }
     const rows = await session.query<AppliedRow>(
       'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
     );
@@ -98,6 +105,18 @@ export async function migrate(
 async function applyOne(session: SqlSession, migration: Migration): Promise<void> {
   await session.exec('BEGIN');
   try {
+    if (session.lockPerTransaction) {
+      // The lock is this transaction's alone: another process may have applied it since we looked.
+      await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const [done] = await session.query(
+        'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL',
+        [migration.name],
+      );
+      if (done) {
+        await session.exec('COMMIT');
+        return;
+      }
+    }
     await session.exec(migration.sql);
     await session.query(
       `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from '../startup';
-import { createDatabase, type CreateDatabaseOptions, type Database } from './database';
+import { createDatabase, startupParameters, type CreateDatabaseOptions, type Database } from './database';
 import { migrate } from './migrate';
 
 export interface OpenDatabaseOptions extends CreateDatabaseOptions {
@@ -18,7 +18,11 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const { progress = () => undefined, ...createOptions } = options;
   const settings = config.database;
   if (settings.kind === 'postgres') {
-    await waitForPostgres(settings.url, config.databaseStartupRetryMs ?? 0, progress);
+    const retryMs = config.databaseStartupRetryMs ?? 0;
+    await waitForPostgres(settings.url, retryMs, progress, { startupParameters: startupParameters(settings) });
+    if (settings.directUrl) {
+      await waitForPostgres(settings.directUrl, retryMs, progress, { variable: 'DATABASE_DIRECT_URL' });
+    }
   } else if (settings.dataDir) {
     checkDataDirWritable(settings.dataDir);
     if (pgliteIsNew(settings.dataDir)) {

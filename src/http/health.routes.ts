@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Prisma } from '../generated/prisma/client';
 import type { Database } from '../db/database';
+import { runInReadScope } from '../db/read-routing';
 import type { RateLimitStoreState } from './rate-limit';
 
 export interface HealthOptions {
@@ -16,7 +17,7 @@ export interface HealthOptions {
  *
  * /readyz answers 200 while the database answers, whatever else is away: `status` is then `ok`, or
  * `degraded` when the rate limit counts in memory because Redis is unreachable (the service still
- * works and still limits, per process). 503 `unavailable` means the database did not answer in time.
+ * works and still limits, per process), or when a read replica is out (its reads go elsewhere). 503 `unavailable` means the database did not answer in time.
  * `checks` says which dependency is in which state.
  */
 export async function healthRoutes(
@@ -29,7 +30,8 @@ export async function healthRoutes(
     let database: 'ok' | 'unavailable' = 'ok';
     try {
       await Promise.race([
-        db.sql.query(Prisma.sql`SELECT 1`),
+        // The primary: ready means writes can be served (replicas are reported below).
+        runInReadScope({ primary: true, caller: () => undefined }, () => db.sql.query(Prisma.sql`SELECT 1`)),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         }),
@@ -41,11 +43,22 @@ export async function healthRoutes(
       clearTimeout(timer);
     }
     const store = rateLimitStore();
+    const replicas = db.pools?.().filter((p) => p.role === 'replica') ?? [];
+    const out = replicas.filter((r) => !r.up);
     const checks = {
       database,
       rateLimit: store === 'memory-fallback' ? 'degraded: Redis unreachable, counting per process' : `ok (${store})`,
+      // Reads of a replica that is out go to the others, or to the primary: degraded, still serving.
+      ...(replicas.length > 0
+        ? {
+            replicas:
+              out.length === 0
+                ? `ok (${replicas.length})`
+                : `degraded: ${out.length} of ${replicas.length} out: ${out.map((r) => `${r.name} (${r.reason})`).join('; ')}`,
+          }
+        : {}),
     };
     if (database !== 'ok') return reply.code(503).send({ status: 'unavailable', database: db.kind, checks });
-    return { status: store === 'memory-fallback' ? 'degraded' : 'ok', database: db.kind, checks };
+    return { status: store === 'memory-fallback' || out.length > 0 ? 'degraded' : 'ok', database: db.kind, checks };
   });
 }

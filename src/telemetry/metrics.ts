@@ -55,6 +55,8 @@ export interface MetricsOptions {
   deprecatedRoute: string;
   /** The PostgreSQL pool, when there is one (PGlite has a single in-process session: no gauges). */
   pool?: () => PoolCounts | undefined;
+  /** Every pool with its name, role, state and reads (PostgreSQL: the primary and each replica). */
+  pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
 }
 
@@ -97,16 +99,27 @@ export interface Metrics {
   register(app: FastifyInstance, listen: { host: string; port: number }): void;
 }
 
-/** The PostgreSQL pool's gauges, read at each scrape. */
-function registerPoolGauges(registry: Registry, read: () => PoolCounts | undefined): void {
+type PoolReport = ReturnType<NonNullable<MetricsOptions['pools']>>[number];
+
+/**
+ * The PostgreSQL pools' gauges, read at each scrape: one series per pool (`pool`: primary,
+ * replica-1, ...) when the database says which pools it has, else the one pool as `primary`.
+ */
+function registerPoolGauges(registry: Registry, options: Pick<MetricsOptions, 'pool' | 'pools'>): void {
+  const pools = (): { name: string; counts: PoolCounts }[] => {
+    const all = options.pools?.();
+    if (all) return all.map((p) => ({ name: p.name, counts: p.counts }));
+    const single = options.pool?.();
+    return single ? [{ name: 'primary', counts: single }] : [];
+  };
   const pool = (name: string, help: string, pick: (c: PoolCounts) => number) =>
     new Gauge({
       name,
       help,
+      labelNames: ['pool'],
       registers: [registry],
       collect() {
-        const counts = read();
-        if (counts) this.set(pick(counts));
+        for (const p of pools()) this.set({ pool: p.name }, pick(p.counts));
       },
     });
   pool(
@@ -121,6 +134,32 @@ function registerPoolGauges(registry: Registry, read: () => PoolCounts | undefin
     'Queries waiting for a pool connection (all connections in use)',
     (c) => c.waitingCount,
   );
+}
+
+/** Reads served by each pool, and whether each pool serves reads (read replicas). */
+function registerReadCounters(registry: Registry, read: () => PoolReport[]): void {
+  const reported = new Map<string, number>();
+  new Counter({
+    name: 'db_reads_total',
+    help: 'Reader statements (queries, REST GETs, subscription loads) served, by pool',
+    labelNames: ['pool'],
+    registers: [registry],
+    collect() {
+      for (const p of read()) {
+        this.inc({ pool: p.name }, p.reads - (reported.get(p.name) ?? 0));
+        reported.set(p.name, p.reads);
+      }
+    },
+  });
+  new Gauge({
+    name: 'db_pool_up',
+    help: '1 while the pool serves reads; 0 for a replica taken out (failed, or no longer a standby)',
+    labelNames: ['pool', 'role'],
+    registers: [registry],
+    collect() {
+      for (const p of read()) this.set({ pool: p.name, role: p.role }, p.up ? 1 : 0);
+    },
+  });
 }
 
 /** The API-key cache's hit and miss counters, read at each scrape. */
@@ -232,7 +271,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(openSubscriptionsSource?.() ?? 0);
     },
   });
-  if (options.pool) registerPoolGauges(registry, options.pool);
+  if (options.pool || options.pools) registerPoolGauges(registry, options);
+  if (options.pools) registerReadCounters(registry, options.pools);
   if (options.apiKeyCache) registerCacheCounters(registry, options.apiKeyCache);
 
   const names = new OperationNames(options.maxOperationNames);

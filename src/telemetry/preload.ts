@@ -12,6 +12,7 @@
  * OTEL_METRICS_EXPORTER and OTEL_LOGS_EXPORTER default to `none` here.
  */
 import { readEnvFile } from '../config';
+import { poolNameOf } from '../db/pool-names';
 import { markTracingStarted, tracingEnabled, tracingRequested } from './tracing';
 
 /** OTEL_* may come from `.env` (main.ts reads it too, and reports a bad ENV_FILE). */
@@ -47,7 +48,16 @@ if (!tracingEnabled() && tracingRequested(process.env)) {
       // pg); BEGIN/COMMIT/ROLLBACK of transactions are statements too. Without a parent span (the
       // LISTEN connection, pool housekeeping) nothing is recorded. Pool checkouts and connects get
       // no spans (one or two more per statement, for little: waiting for the pool is a metric).
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      // `db.pool` names the pool a statement ran on (primary, replica-N: db/pool-names.ts).
+      new PgInstrumentation({
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        ignoreConnectSpans: true,
+        requestHook: (span, info) => {
+          const pool = poolNameOf(info.connection);
+          if (pool) span.setAttribute('db.pool', pool);
+        },
+      }),
     ],
   });
   sdk.start();

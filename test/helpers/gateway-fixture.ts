@@ -31,8 +31,7 @@ export async function startGateway(
   env = { RATE_LIMIT_MAX: '10000000', ...env };
   if (usingPostgres()) {
     const pg = await createPostgresDatabase();
-    const serverUrl = options.databaseUrl ? await options.databaseUrl(pg.url) : pg.url;
-    const dbEnv = { DATABASE_URL: serverUrl };
+    const dbEnv = options.databaseUrl ? { DATABASE_URL: await options.databaseUrl(pg.url) } : pg.env;
     const server = await startServerProcess({ ...dbEnv, ...env });
     let admin: Record<string, string>;
     try {
@@ -133,8 +132,8 @@ export async function startProcessPair(env: Record<string, string> = {}): Promis
   const database = await createPostgresDatabase();
   // Started together: both migrate the new database at once (the advisory lock serialises them).
   const servers = (await Promise.all([
-    startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }),
-    startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }),
+    startServerProcess({ ...database.env, LOG_LEVEL: 'warn', ...env }),
+    startServerProcess({ ...database.env, LOG_LEVEL: 'warn', ...env }),
   ])) as [ServerProcess, ServerProcess];
   // Created once both servers have migrated the database.
   const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });

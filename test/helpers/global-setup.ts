@@ -9,12 +9,22 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { migrate } from '../../src/db/migrate';
+import { NEEDS_PGBOUNCER, pgbouncerAvailable, startPgBouncer, type PgBouncer } from './pg-servers';
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_DATABASE_URL) {
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
     await client.connect();
     await client.end();
+    if (process.env.TEST_PGBOUNCER === '1') {
+      if (!pgbouncerAvailable)
+        throw new Error(`TEST_PGBOUNCER=1 needs ${NEEDS_PGBOUNCER.needs}: ${NEEDS_PGBOUNCER.run}`);
+      // One PgBouncer for the run, in front of every suite's database (its `*` entry); test-database.ts
+      // points the gateways at it. Stopped by global-teardown.ts (same process).
+      const bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL, { poolSize: 5 });
+      process.env.PETSTORE_TEST_PGBOUNCER_PORT = String(bouncer.port);
+      (globalThis as { petstorePgBouncer?: PgBouncer }).petstorePgBouncer = bouncer;
+    }
     return;
   }
   const db = await createDatabase({ kind: 'pglite', dataDir: null });

@@ -26,6 +26,27 @@ export interface TestDatabase {
 
 export const usingPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
 
+/**
+ * TEST_PGBOUNCER=1 (with TEST_DATABASE_URL): the gateway reaches each suite's database through one
+ * PgBouncer in transaction mode (started by global-setup.ts) with `?pgbouncer=true`, and the database
+ * itself through DATABASE_DIRECT_URL, as production behind a pooler does. The tests' own connections
+ * stay direct.
+ */
+export const usingPgBouncer = (): boolean =>
+  usingPostgres() && process.env.TEST_PGBOUNCER === '1' && Boolean(process.env.PETSTORE_TEST_PGBOUNCER_PORT);
+
+/** How the gateway reaches the database at `url`: directly, or through the run's PgBouncer. */
+export function gatewayDatabase(url: string): { env: Record<string, string>; config: DatabaseConfig } {
+  if (!usingPgBouncer()) return { env: { DATABASE_URL: url }, config: { kind: 'postgres', url, poolSize: 10 } };
+  const pooled = new URL(url);
+  pooled.host = `127.0.0.1:${process.env.PETSTORE_TEST_PGBOUNCER_PORT}`;
+  pooled.searchParams.set('pgbouncer', 'true');
+  return {
+    env: { DATABASE_URL: pooled.toString(), DATABASE_DIRECT_URL: url },
+    config: { kind: 'postgres', url: pooled.toString(), poolSize: 10, pgbouncer: true, directUrl: url },
+  };
+}
+
 function counter(): SqlCounter {
   const c: SqlCounter = {
     count: 0,
@@ -56,7 +77,14 @@ function attach(db: Database, sql: SqlCounter): void {
 }
 
 /** A fresh PostgreSQL database on the TEST_DATABASE_URL server; returns its URL and a dropper. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(): Promise<{
+  /** The database itself (the tests' own connections). */
+  url: string;
+  /** DATABASE_URL (and DATABASE_DIRECT_URL) of a gateway on it: through PgBouncer under TEST_PGBOUNCER=1. */
+  env: Record<string, string>;
+  config: DatabaseConfig;
+  drop(): Promise<void>;
+}> {
   const base = new URL(process.env.TEST_DATABASE_URL!);
   const name = `petstore_t_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: base.toString() });
@@ -67,6 +95,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    ...gatewayDatabase(url.toString()),
     async drop() {
       const c = new Client({ connectionString: base.toString() });
       await c.connect();
@@ -80,7 +109,7 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
   const sql = counter();
   if (usingPostgres()) {
     const pg = await createPostgresDatabase();
-    const config: DatabaseConfig = { kind: 'postgres', url: pg.url, poolSize: 10 };
+    const config = pg.config;
     const db = await createDatabase(config, { prismaOptions: countingOptions, onReaderStatement: readerCounting(sql) });
     await migrate(db);
     attach(db, sql);

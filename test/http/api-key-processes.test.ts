@@ -25,7 +25,7 @@ describeWithPostgres('API keys across gateway processes sharing one PostgreSQL d
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    env = { DATABASE_URL: database.url };
+    env = database.env;
     const serverEnv = { ...env, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '1000000' };
     [a, b] = await Promise.all([startServerProcess(serverEnv), startServerProcess(serverEnv)]);
     sql = new Client({ connectionString: database.url });

@@ -121,6 +121,8 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     expect(statements.some((t) => /categor/i.test(t))).toBe(true);
     expect(statements.some((t) => /inventor/i.test(t))).toBe(true);
     expect(sql.every((s) => s.kind === 3 && s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    // On PostgreSQL each statement names the pool it ran on (primary, replica-N: docs/postgres-topologies.md).
+    if (usingPostgres()) expect(sql.map((s) => s.attributes['db.pool'])).toEqual(sql.map(() => 'primary'));
     // No resolver spans unless asked for (GRAPHQL_RESOLVER_SPANS).
     expect(spans.filter((s) => s.name.startsWith('resolve '))).toEqual([]);
 

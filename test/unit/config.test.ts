@@ -26,6 +26,9 @@ describe('configuration', () => {
       poolSize: 10,
       connectTimeoutMs: 5_000,
       statementTimeoutMs: 15_000,
+      pgbouncer: false,
+      readYourWritesMs: 5_000,
+      replicaCheckMs: 1_000,
     });
     expect(config.graphql).toEqual({
       explorer: 'off',
@@ -34,6 +37,30 @@ describe('configuration', () => {
       jit: true,
       batchMax: 10,
     });
+  });
+
+  it('reads the production topology: a pooler, a direct URL, replicas', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://app@pgbouncer:6432/petstore?pgbouncer=true',
+      DATABASE_DIRECT_URL: 'postgresql://app@primary:5432/petstore',
+      DATABASE_REPLICA_URLS: 'postgresql://app@replica1:5432/petstore, postgresql://app@replica2:5432/petstore',
+      DB_READ_YOUR_WRITES_MS: '8000',
+    });
+    expect(config.database).toMatchObject({
+      pgbouncer: true,
+      directUrl: 'postgresql://app@primary:5432/petstore',
+      replicaUrls: ['postgresql://app@replica1:5432/petstore', 'postgresql://app@replica2:5432/petstore'],
+      readYourWritesMs: 8000,
+    });
+  });
+
+  it('refuses topology variables that are not PostgreSQL URLs, or without DATABASE_URL', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgresql://h/db', DATABASE_REPLICA_URLS: 'postgresql://r/db,mysql://x' }),
+    ).toThrow(/DATABASE_REPLICA_URLS: must be comma-separated postgresql:\/\/ URLs/);
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgresql://h/db' })).toThrow(
+      /DATABASE_URL: must be set when DATABASE_DIRECT_URL or DATABASE_REPLICA_URLS is/,
+    );
   });
 
   it('picks the explorer with EXPLORER (GRAPHQL_LANDING_PAGE still works)', () => {

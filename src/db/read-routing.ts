@@ -1,0 +1,191 @@
+/**
+ * Where a read goes when the database has streaming replicas (DATABASE_REPLICA_URLS): to a replica
+ * that answers, unless the caller must see the primary.
+ *
+ * - The request's scope (an AsyncLocalStorage, so that no reader call site has to pass it): who is
+ *   calling (an API key, or the client address when anonymous) and whether this request writes (a
+ *   GraphQL mutation: its own answer is read from the primary).
+ * - Read-your-writes: a caller that wrote reads from the primary for DB_READ_YOUR_WRITES_MS, longer
+ *   than a replica's usual lag, so a client never misses its own write.
+ * - Replica health: a replica whose statement fails at the connection level is taken out at once
+ *   (the read is retried elsewhere: reads change nothing), checked every DB_REPLICA_CHECK_MS, and
+ *   taken back when a check succeeds and it is still a standby.
+ *
+ * Rails' and Django's replica routers, and Prisma's read-replicas extension, work the same way; none
+ * fits a driver-level reader shared with Prisma, hence written here.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What the reader needs to know about the request it serves. */
+export interface ReadScope {
+  /** The caller's identity for read-your-writes (`key:<id>` or `addr:<ip>`); undefined: nobody in particular. */
+  caller(): string | undefined;
+  /** Reads go to the primary (a mutation's request, a readiness check). */
+  primary: boolean;
+  /** This request wrote: its caller's read-your-writes window starts again when it ends. */
+  wrote?: boolean;
+  /** Called by markWrite (starts the caller's read-your-writes window). */
+  onWrite?: () => void;
+}
+
+const scopes = new AsyncLocalStorage<ReadScope>();
+
+/** The scope of the request being served, if any (subscriptions' events have none: replica reads). */
+export function currentReadScope(): ReadScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs `fn` (and everything it starts) within `scope`. */
+export function runInReadScope<T>(scope: ReadScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+/** Marks the current request as writing: its reads go to the primary from now on. */
+export function markWrite(): void {
+  const scope = scopes.getStore();
+  if (scope && !scope.wrote) {
+    scope.primary = true;
+    scope.wrote = true;
+    scope.onWrite?.();
+  }
+}
+
+/** Callers that wrote recently, each until its window ends; bounded (oldest entries go first). */
+export class ReadYourWrites {
+  readonly #until = new Map<string, number>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly limit = 100_000,
+  ) {}
+
+  wrote(caller: string, now = Date.now()): void {
+    if (this.windowMs <= 0) return;
+    this.#until.delete(caller);
+    this.#until.set(caller, now + this.windowMs);
+    if (this.#until.size > this.limit) {
+      const oldest = this.#until.keys().next().value;
+      if (oldest !== undefined) this.#until.delete(oldest);
+    }
+  }
+
+  recent(caller: string | undefined, now = Date.now()): boolean {
+    if (caller === undefined) return false;
+    const until = this.#until.get(caller);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.#until.delete(caller);
+    return false;
+  }
+}
+
+/** One replica as the router sees it. */
+export interface ReplicaState<P> {
+  /** `replica-1`, `replica-2`, ... in DATABASE_REPLICA_URLS order: the metrics' and traces' pool name. */
+  name: string;
+  /** The URL without its password, for logs. */
+  where: string;
+  pool: P;
+  up: boolean;
+  /** Why it is out, while it is. */
+  reason?: string;
+  /** Statements it served (a metrics counter reads it). */
+  reads: number;
+}
+
+/** Whether a failed read may be retried on another server (the server, not the statement, failed). */
+export function isRetryableReadError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  // 08: connection, 57P: shutdown/crash, 53: resources, 40001 and 57014 on a standby: recovery conflicts.
+  return /^(08|57P|53)/.test(code) || code === '40001' || code === '57014' || code === '25006';
+}
+
+export interface ReplicaRouterOptions<P> {
+  replicas: { name: string; where: string; pool: P }[];
+  /** Resolves `true` for a standby that answers, `false` for a server that answers but is a primary. */
+  probe(pool: P): Promise<boolean>;
+  checkMs: number;
+  readYourWritesMs: number;
+  log(level: 'warn' | 'info', msg: string): void;
+}
+
+/**
+ * Picks the server of each read: a healthy replica in turn, or null for the primary. Replicas are
+ * checked on a timer (unref'd) from `start()` until `stop()`.
+ */
+export class ReplicaRouter<P> {
+  readonly replicas: ReplicaState<P>[];
+  readonly writes: ReadYourWrites;
+  #next = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #checking = false;
+
+  constructor(private readonly options: ReplicaRouterOptions<P>) {
+    this.replicas = options.replicas.map((r) => ({ ...r, up: true, reads: 0 }));
+    this.writes = new ReadYourWrites(options.readYourWritesMs);
+  }
+
+  /** The replicas to try for a read in the current scope, in order; empty: read from the primary. */
+  candidates(): ReplicaState<P>[] {
+    const scope = currentReadScope();
+    if (scope && (scope.primary || this.writes.recent(scope.caller()))) return [];
+    const up = this.replicas.filter((r) => r.up);
+    if (up.length <= 1) return up;
+    const start = this.#next++ % up.length;
+    return [...up.slice(start), ...up.slice(0, start)];
+  }
+
+  /** A read on `replica` failed at the server: out it goes until a check says it is back. */
+  takeOut(replica: ReplicaState<P>, reason: string): void {
+    if (!replica.up) return;
+    replica.up = false;
+    replica.reason = reason;
+    this.options.log('warn', `${replica.name} (${replica.where}) taken out of reads: ${reason}`);
+  }
+
+  /** Checks every replica once; resolves when all checks are over. */
+  async check(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    try {
+      await Promise.all(
+        this.replicas.map(async (r) => {
+          try {
+            // A replica that does not answer at all (a dead host, no RST) is out after a check's time,
+            // not after the statement timeout: reads stop waiting on it from then on.
+            let timer: NodeJS.Timeout | undefined;
+            const standby = await Promise.race([
+              this.options.probe(r.pool),
+              new Promise<never>((_, reject) => {
+                const limit = Math.max(1_000, this.options.checkMs);
+                timer = setTimeout(() => reject(new Error(`no answer to a check within ${limit} ms`)), limit);
+              }),
+            ]).finally(() => clearTimeout(timer));
+            if (!standby) {
+              this.takeOut(r, 'it is not a standby (promoted?): pg_is_in_recovery() is false');
+              r.reason = 'not a standby (pg_is_in_recovery() is false)';
+            } else if (!r.up) {
+              r.up = true;
+              r.reason = undefined;
+              this.options.log('info', `${r.name} (${r.where}) answers again: back in reads`);
+            }
+          } catch (error) {
+            this.takeOut(r, (error as Error).message || String((error as { code?: string }).code));
+          }
+        }),
+      );
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.check(), this.options.checkMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}

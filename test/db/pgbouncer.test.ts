@@ -1,0 +1,174 @@
+/**
+ * The gateway behind PgBouncer 1.18 (Debian's package) in transaction mode, started by the suite on a
+ * free port in front of TEST_DATABASE_URL's server, with only `extra_float_digits` in
+ * ignore_startup_parameters: `?pgbouncer=true` makes every statement safe there, LISTEN goes through
+ * DATABASE_DIRECT_URL, and each misconfiguration is one line naming the variable to fix.
+ * Real processes throughout. Skipped where PgBouncer or a PostgreSQL server is missing.
+ */
+import { createDatabase } from '../../src/db/database';
+import { createServices } from '../../src/services';
+import { describeIf } from '../helpers/describe-if';
+import { gql, petInStock } from '../helpers/gateway-fixture';
+import { mixedLoad } from '../helpers/mixed-load';
+import { NEEDS_PGBOUNCER, pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../helpers/pg-servers';
+import { pollUntil } from '../helpers/poll';
+import { runScript, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { createApiKey } from '../helpers/test-app';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+import { connectWs, subscribe } from '../helpers/ws-client';
+
+jest.setTimeout(120_000);
+
+const describeWithPgBouncer = describeIf(usingPostgres() && pgbouncerAvailable, NEEDS_PGBOUNCER);
+
+/** The name of the database at `url`. */
+const nameOf = (url: string) => new URL(url).pathname.slice(1);
+
+/** Starts the gateway and expects it to fail: its exit code and stderr lines. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
+  const { code, stderr } = await runScript('src/main.js', [], { HOST: '127.0.0.1', PORT: '0', ...env });
+  return { code, lines: stderr.trim().split('\n') };
+}
+
+describeWithPgBouncer('the gateway behind PgBouncer in transaction mode', () => {
+  let bouncer: PgBouncer;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let server: ServerProcess;
+  let admin: Record<string, string>;
+  let petId: string;
+  const started: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL!);
+    database = await createPostgresDatabase();
+    server = await startServerProcess({
+      DATABASE_URL: bouncer.url(nameOf(database.url)),
+      DATABASE_DIRECT_URL: database.url,
+      RATE_LIMIT_MAX: '10000000',
+      // Long enough that only a notification (LISTEN) can make a revocation seen in time.
+      API_KEY_CACHE_TTL_MS: '600000',
+    });
+    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+    try {
+      admin = await createApiKey({ services: createServices(db) }, ['admin'], 'pgbouncer');
+    } finally {
+      await db.close();
+    }
+    petId = await petInStock(server.url, admin, 1_000_000);
+  });
+
+  afterAll(async () => {
+    await Promise.all([server, ...started].map((s) => s?.stop('SIGKILL')));
+    await database?.drop();
+    await bouncer?.stop();
+  });
+
+  it('answers 32 concurrent clients mixing reads and writes without one error', async () => {
+    const result = await mixedLoad(server.url, admin, petId, { concurrency: 32, iterations: 15 });
+    console.info(
+      `pgbouncer: ${result.requests} requests (${result.writes} writes), errors ${JSON.stringify(result.codes)}`,
+    );
+    expect(result.codes).toEqual({});
+    expect(result.writes).toBeGreaterThan(0);
+    // The pool's transactions ran with their timeouts set per transaction, not as startup parameters.
+    expect(server.output.join('\n')).not.toMatch(/unsupported startup parameter|prepared statement/);
+  });
+
+  it('delivers subscription events through the LISTEN connection of DATABASE_DIRECT_URL', async () => {
+    const c = connectWs(server.url, { connectionParams: { Authorization: admin.authorization } });
+    const stock = subscribe(c, 'subscription($p: [ID!]) { stockChanged(petIds: $p) { quantity } }', { p: [petId] });
+    // Live once a change is heard; each change is another write through the pooler.
+    for (let q = 10; stock.results.length === 0 && q < 100; q++) {
+      const reply = await gql(
+        server.url,
+        'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }',
+        { p: petId, q },
+        admin,
+      );
+      expect(reply.errors).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(stock.results[0]?.data?.stockChanged).toEqual({ quantity: expect.any(Number) });
+    await c.dispose();
+  });
+
+  it('refuses a revoked API key moments later: the revocation arrives by LISTEN', async () => {
+    const db = await createDatabase({ kind: 'postgres', url: database.url, poolSize: 1 });
+    try {
+      const services = createServices(db);
+      const { info, key } = await services.apiKeys.create({ name: 'to revoke', scopes: ['orders:read'] });
+      const ask = async () =>
+        (await gql(server.url, '{ orders { totalCount } }', {}, { authorization: `Bearer ${key}` })).status;
+      expect(await ask()).toBe(200);
+      // Cached now, for 10 minutes, which the gateway does only while it LISTENs for key changes: a
+      // revocation made in SQL, without the notification, goes unseen.
+      await db.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${info.id}`;
+      expect(await ask()).toBe(200);
+      await services.apiKeys.revoke(info.id);
+      expect(await pollUntil(ask, (status) => status === 401)).toBe(401);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('without ?pgbouncer=true, stops at start in one line naming the refused parameter and the fix', async () => {
+    const { code, lines } = await failedStart({ DATABASE_URL: bouncer.url(nameOf(database.url), false) });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^The server of DATABASE_URL \(.*\) refused the startup parameter statement_timeout: .*Add \?pgbouncer=true to DATABASE_URL/,
+    );
+  });
+
+  it('without DATABASE_DIRECT_URL, says at start in one line what will not work and how to fix it', async () => {
+    const alone = await startServerProcess({ DATABASE_URL: bouncer.url(nameOf(database.url)) });
+    started.push(alone);
+    const warnings = alone.output.filter((line) => line.includes('set DATABASE_DIRECT_URL to'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!).msg).toMatch(
+      /subscriptions get no events .* set DATABASE_DIRECT_URL to the primary's own address/,
+    );
+    // Everything else works.
+    const reply = await gql(alone.url, '{ pets(first: 1) { totalCount } }', {}, admin);
+    expect(reply.errors).toBeUndefined();
+  });
+});
+
+describeWithPgBouncer('the gateway behind a pooler it was not told about', () => {
+  let bouncer: PgBouncer;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    // A pooler that lets the timeouts through (as some managed ones do) but not named statements.
+    bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL!, {
+      ignoreStartupParameters: 'extra_float_digits,statement_timeout,idle_in_transaction_session_timeout',
+    });
+    database = await createPostgresDatabase();
+    server = await startServerProcess({
+      DATABASE_URL: bouncer.url(nameOf(database.url), false),
+      DATABASE_DIRECT_URL: database.url,
+      RATE_LIMIT_MAX: '10000000',
+    });
+  });
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await database?.drop();
+    await bouncer?.stop();
+  });
+
+  it('says once that prepared statements are dropped, naming ?pgbouncer=true, and fails no read', async () => {
+    const read = () =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ categories(first: 5) { totalCount } }' }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { errors?: unknown } }));
+    const answers = await Promise.all(Array.from({ length: 64 }, read));
+    expect(answers.filter((a) => a.status !== 200 || a.body.errors)).toEqual([]);
+    const warnings = server.output.filter((line) => line.includes('prepared statement'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!).msg).toMatch(/Add \?pgbouncer=true to DATABASE_URL/);
+  });
+});
