@@ -56,7 +56,23 @@ async function main(): Promise<void> {
     { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
     { name: 'database', close: () => db.close() },
   ];
-  closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+  // With trusted documents on, SIGHUP re-reads their manifests (below) instead of shutting down.
+  const trusted = app.trustedDocuments;
+  if (trusted) {
+    process.on('SIGHUP', () => {
+      try {
+        const documents = trusted.reload();
+        app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
+      } catch (error) {
+        // The list in use stays: a half-written or broken file must not take the service down.
+        app.log.error(
+          { err: { message: (error as Error).message } },
+          'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
+        );
+      }
+    });
+  }
+  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: trusted ? ['SIGHUP'] : [] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     for (const closer of closers) {

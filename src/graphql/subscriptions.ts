@@ -52,6 +52,7 @@ import { createLoaders, type GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { guardedCoordinates } from './operation-access';
+import type { TrustedDocuments } from './trusted-documents';
 
 /** WebSocket close codes used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;
@@ -66,6 +67,8 @@ export interface SubscriptionsOptions {
   limits: GraphQLLimits;
   events: StoreEvents;
   apiKeyCache?: ApiKeyCache;
+  /** TRUSTED_DOCUMENTS allow/enforce: subscribe messages follow the same list (trusted-documents.ts). */
+  trustedDocuments?: TrustedDocuments | null;
 }
 
 /** What the rest of the app sees: the route's two hooks and the counts (for metrics). */
@@ -119,7 +122,7 @@ function originAllowed(request: FastifyRequest, allowed: Config['cors']['origins
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, events, apiKeyCache }: SubscriptionsOptions,
+  { config, services, schema, limits, events, apiKeyCache, trustedDocuments }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
@@ -229,9 +232,13 @@ export async function registerSubscriptions(
         if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
           return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
         }
+        // Trusted documents: refused before parsing when not listed (enforce); a listed one comes
+        // parsed and validated, and skips the cost check, as over HTTP.
+        const listed = trustedDocuments?.forSubscription(payload, conn.caller) ?? null;
+        if (listed instanceof Error) return fail(listed);
         let document: DocumentNode;
         try {
-          document = parse(payload.query, limits.parseOptions);
+          document = listed?.document ?? parse(listed?.body ?? payload.query, limits.parseOptions);
         } catch (error) {
           const e = error as GraphQLError;
           return fail(
@@ -243,7 +250,9 @@ export async function registerSubscriptions(
             }),
           );
         }
-        const errors = validate(schema, document, [...specifiedRules, ...limits.validationRules]);
+        const errors = listed?.document
+          ? []
+          : validate(schema, document, [...specifiedRules, ...limits.validationRules]);
         if (errors.length > 0) {
           return errors.map((e) =>
             e.originalError
@@ -259,7 +268,7 @@ export async function registerSubscriptions(
           );
         }
         const variables = payload.variables ?? {};
-        const cost = limits.costError(schema, document, variables);
+        const cost = listed?.document ? null : limits.costError(schema, document, variables);
         if (cost) return [cost];
         // The whole document against the scope table, as for queries (operation-access.ts): the
         // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).
