@@ -11,7 +11,8 @@ import { loadConfig, readEnvFile, type Config } from './config';
 import { buildApp } from './app';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
-import { explainStartupError } from './startup';
+import { explainStartupError, StartupError } from './startup';
+import { readManifest, TrustedDocumentsError } from './graphql/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
 import { tracePglite } from './telemetry/pglite-tracing';
@@ -35,6 +36,16 @@ async function main(): Promise<void> {
   startingConfig = config;
   const log = pino(loggerOptions(config));
   if (envFile) log.info(`read ${envFile}`);
+  // A bad manifest stops the start before the database is opened (seconds on a first start);
+  // buildApp reads the files again and validates the documents against the schema.
+  if (config.trustedDocuments.mode !== 'off') {
+    try {
+      for (const file of config.trustedDocuments.files) readManifest(file);
+    } catch (error) {
+      if (error instanceof TrustedDocumentsError) throw new StartupError(`TRUSTED_DOCUMENTS_FILE: ${error.message}`);
+      throw error;
+    }
+  }
   const db = await openDatabase(config, { progress: (msg) => log.info(msg) });
   if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
   const app = await buildApp({ config, db, loggerInstance: log });
