@@ -12,6 +12,7 @@ export default tseslint.config(
       'data/',
       'src/generated/',
       'test/gql/',
+      'examples/client/gql/',
       'bench/results/',
       'bench/peer/.node22/',
       '**/node_modules/',

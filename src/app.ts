@@ -39,11 +39,15 @@ import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
+import { TrustedDocuments, TrustedDocumentsError } from './graphql/trusted-documents';
+import { StartupError } from './startup';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** GraphQL subscriptions: open connection and subscription counts (for metrics). */
     subscriptions: Subscriptions;
+    /** The trusted list (TRUSTED_DOCUMENTS allow/enforce), null when off; main.ts reloads it on SIGHUP. */
+    trustedDocuments: TrustedDocuments | null;
   }
 }
 
@@ -147,6 +151,8 @@ export async function buildApp({
   const apiKeyCache = await startApiKeyCache(db, { ttlMs: config.apiKeys.cacheTtlMs }, app.log);
   if (apiKeyCache) app.addHook('onClose', apiKeyCache.stop);
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
+  // Built once the schema exists (below); the metrics read its tallies at scrape time.
+  let trustedDocuments: TrustedDocuments | null = null;
   // Prometheus metrics on their own port (METRICS_PORT), never on this one (telemetry/metrics.ts).
   const metrics =
     config.metrics.port > 0
@@ -156,6 +162,7 @@ export async function buildApp({
           pool: db.pool ? () => db.pool : undefined,
           pools: db.pools,
           apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
+          trustedDocuments: config.trustedDocuments.mode !== 'off' ? () => trustedDocuments?.counts : undefined,
         })
       : null;
   metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
@@ -181,8 +188,28 @@ export async function buildApp({
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const schema = await createSchema();
+  // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
+  if (config.trustedDocuments.mode !== 'off') {
+    try {
+      trustedDocuments = new TrustedDocuments({
+        ...config.trustedDocuments,
+        mode: config.trustedDocuments.mode,
+        schema,
+        log: app.log,
+      });
+    } catch (error) {
+      if (error instanceof TrustedDocumentsError) throw new StartupError(`TRUSTED_DOCUMENTS_FILE: ${error.message}`);
+      throw error;
+    }
+    app.log.info(
+      { mode: trustedDocuments.mode, documents: trustedDocuments.size, files: config.trustedDocuments.files },
+      'trusted documents read',
+    );
+  }
+  app.decorate('trustedDocuments', trustedDocuments);
   const apollo = await createApollo(config, {
     schema,
+    trustedDocuments,
     plugins: [
       ...(db.noteWrite ? [readRoutingPlugin()] : []),
       ...(metrics ? [metrics.apolloPlugin()] : []),
@@ -207,6 +234,7 @@ export async function buildApp({
     events,
     limiter,
     apiKeyCache: apiKeyCache?.cache,
+    trustedDocuments,
   });
   app.decorate('subscriptions', subscriptions);
   if (metrics) {
@@ -220,8 +248,13 @@ export async function buildApp({
     // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
     // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
-    // A batch counts each of its operations against the rate limit (graphql/batching.ts).
-    preHandler: batchGuard(app, config.graphql.batchMax),
+    // A batch counts each of its operations against the rate limit (graphql/batching.ts); then, with
+    // trusted documents on, each operation is checked against the list before any is parsed.
+    preHandler: trustedDocuments
+      ? [batchGuard(app, config.graphql.batchMax), trustedDocuments.guard]
+      : batchGuard(app, config.graphql.batchMax),
+    // A strong ETag on GET reads by hash (graphql/trusted-documents.ts).
+    ...(trustedDocuments ? { onSend: trustedDocuments.onSend } : {}),
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });

@@ -135,6 +135,18 @@ const envSchema = z
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),
     GRAPHQL_RESOLVER_SPANS: bool.default(false),
+    // Trusted documents (docs/trusted-documents.md).
+    TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'enforce']).default('off'),
+    TRUSTED_DOCUMENTS_FILE: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
+      .optional(),
+    TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: int(0, 31_536_000).default(0),
   })
   .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
     path: ['PETS_PATH_SUNSET_DATE'],
@@ -143,6 +155,10 @@ const envSchema = z
   .refine((e) => e.DATABASE_URL || (!e.DATABASE_DIRECT_URL && !e.DATABASE_REPLICA_URLS?.length), {
     path: ['DATABASE_URL'],
     message: 'must be set when DATABASE_DIRECT_URL or DATABASE_REPLICA_URLS is (they belong to a PostgreSQL server)',
+  })
+  .refine((e) => e.TRUSTED_DOCUMENTS === 'off' || (e.TRUSTED_DOCUMENTS_FILE?.length ?? 0) > 0, {
+    path: ['TRUSTED_DOCUMENTS_FILE'],
+    message: 'is required when TRUSTED_DOCUMENTS is allow or enforce (one or more manifest paths, comma-separated)',
   })
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
@@ -254,7 +270,16 @@ export interface Config {
   metrics: { port: number; host: string; maxOperationNames: number };
   /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
   tracing: { resolverSpans: boolean };
+  /**
+   * Trusted documents (src/graphql/trusted-documents.ts): `off`, `allow` (listed documents skip
+   * parsing, validation and the cost check; others run as usual) or `enforce` (others are refused,
+   * except for `admin` keys). `files`: manifests, absolute paths. `maxAgeS`: `Cache-Control:
+   * public, max-age` of anonymous GET reads by hash; 0 sends none.
+   */
+  trustedDocuments: { mode: TrustedDocumentsMode; files: string[]; maxAgeS: number };
 }
+
+export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
 
 /** The legacy REST paths: the deprecation lifecycle of GET /pets/{petId}. */
 export interface RestConfig {
@@ -403,5 +428,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, maxOperationNames: e.METRICS_MAX_OPERATION_NAMES },
     tracing: { resolverSpans: e.GRAPHQL_RESOLVER_SPANS },
+    trustedDocuments: {
+      mode: e.TRUSTED_DOCUMENTS,
+      files: (e.TRUSTED_DOCUMENTS_FILE ?? []).map((f) => path.resolve(projectRoot, f)),
+      maxAgeS: e.TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S,
+    },
   };
 }

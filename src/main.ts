@@ -11,7 +11,8 @@ import { loadConfig, readEnvFile, type Config } from './config';
 import { buildApp } from './app';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
-import { explainStartupError } from './startup';
+import { explainStartupError, StartupError } from './startup';
+import { readManifest, TrustedDocumentsError } from './graphql/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
 import { tracePglite } from './telemetry/pglite-tracing';
@@ -43,6 +44,16 @@ async function main(): Promise<void> {
         "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
     );
   }
+  // A bad manifest stops the start before the database is opened (seconds on a first start);
+  // buildApp reads the files again and validates the documents against the schema.
+  if (config.trustedDocuments.mode !== 'off') {
+    try {
+      for (const file of config.trustedDocuments.files) readManifest(file);
+    } catch (error) {
+      if (error instanceof TrustedDocumentsError) throw new StartupError(`TRUSTED_DOCUMENTS_FILE: ${error.message}`);
+      throw error;
+    }
+  }
   const db = await openDatabase(config, {
     progress: (msg) => log.info(msg),
     warn: (msg) => log.warn(msg),
@@ -68,7 +79,23 @@ async function main(): Promise<void> {
     { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
     { name: 'database', close: () => db.close() },
   ];
-  closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+  // With trusted documents on, SIGHUP re-reads their manifests (below) instead of shutting down.
+  const trusted = app.trustedDocuments;
+  if (trusted) {
+    process.on('SIGHUP', () => {
+      try {
+        const documents = trusted.reload();
+        app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
+      } catch (error) {
+        // The list in use stays: a half-written or broken file must not take the service down.
+        app.log.error(
+          { err: { message: (error as Error).message } },
+          'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
+        );
+      }
+    });
+  }
+  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: trusted ? ['SIGHUP'] : [] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     for (const closer of closers) {

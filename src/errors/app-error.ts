@@ -17,6 +17,8 @@ export enum ErrorCode {
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND',
   PERSISTED_QUERY_HASH_MISMATCH = 'PERSISTED_QUERY_HASH_MISMATCH',
+  PERSISTED_QUERY_NOT_SUPPORTED = 'PERSISTED_QUERY_NOT_SUPPORTED',
+  PERSISTED_QUERY_NOT_IN_LIST = 'PERSISTED_QUERY_NOT_IN_LIST',
   CONFLICT = 'CONFLICT',
   OUT_OF_STOCK = 'OUT_OF_STOCK',
   INVALID_TRANSITION = 'INVALID_TRANSITION',
@@ -122,6 +124,16 @@ export class QueryTooComplexError extends AppError {
     message: string,
   ) {
     super(ErrorCode.QUERY_TOO_COMPLEX, 400, message);
+  }
+}
+
+/**
+ * TRUSTED_DOCUMENTS=enforce: the document (sent in full, or named by a hash) is not in the trusted
+ * list, and the caller has no `admin` scope. Refused before the document is parsed (403, no data).
+ */
+export class PersistedQueryNotInListError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, 403, message);
   }
 }
 

@@ -16,6 +16,7 @@ import { subscriptionsOverHttpPlugin } from './subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
 import { traceResolvers } from '../telemetry/graphql-tracing';
+import type { TrustedDocuments } from './trusted-documents';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -28,7 +29,14 @@ export async function createApollo(
     schema,
     plugins = [],
     traceResolvers: traced = false,
-  }: { schema?: GraphQLSchema; plugins?: ApolloServerPlugin<GraphQLContext>[]; traceResolvers?: boolean } = {},
+    trustedDocuments = null,
+  }: {
+    schema?: GraphQLSchema;
+    plugins?: ApolloServerPlugin<GraphQLContext>[];
+    traceResolvers?: boolean;
+    /** TRUSTED_DOCUMENTS allow or enforce (src/graphql/trusted-documents.ts); null when off. */
+    trustedDocuments?: TrustedDocuments | null;
+  } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
   schema ??= await createSchema();
   // A span per resolver call (GRAPHQL_RESOLVER_SPANS with tracing on): before graphql-jit compiles.
@@ -38,7 +46,9 @@ export async function createApollo(
     config.graphql.explorer === 'off'
       ? ApolloServerPluginLandingPageDisabled()
       : explorerPlugin(config.graphql.explorer);
-  const limits = createLimits(config.limits);
+  const limits = createLimits(config.limits, {
+    exempt: trustedDocuments ? (document) => trustedDocuments.isTrusted(document) : undefined,
+  });
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
@@ -63,12 +73,22 @@ export async function createApollo(
     // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).
     allowBatchedHttpRequests: config.graphql.batchMax > 1,
     parseOptions: limits.parseOptions,
+    // Trusted documents: the listed ones come out of this store parsed and validated; in enforce
+    // mode APQ is off, since anyone may register a hash in an APQ cache (trusted-documents.ts).
+    ...(trustedDocuments
+      ? {
+          documentStore: trustedDocuments.documentStore(),
+          ...(trustedDocuments.mode === 'enforce' ? { persistedQueries: false as const } : {}),
+        }
+      : {}),
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).
     // Order matters when several refuse an operation (the first listed wins): ill-formed strings,
     // then the cost limit, then access (scopes).
     plugins: [
+      // First: it puts a listed document's text in place of its hash before anything reads it.
+      ...(trustedDocuments ? [trustedDocuments.apolloPlugin()] : []),
       errorReportingPlugin(),
       wellFormedVariablesPlugin(config.limits.inputDepth),
       limits.plugin,

@@ -22,6 +22,9 @@ const REQUEST_ERRORS: Record<string, { code: ErrorCode; status: number }> = {
   // Automatic persisted queries: the client sends the query again (Apollo Client and urql read the
   // code). 404, not Apollo's 200: a response without `data` is 4xx under the GraphQL-over-HTTP spec.
   PERSISTED_QUERY_NOT_FOUND: { code: ErrorCode.PERSISTED_QUERY_NOT_FOUND, status: 404 },
+  // APQ is off (TRUSTED_DOCUMENTS=enforce): the client stops sending hashes it expects to register
+  // and sends the document in full (Apollo Client's link reads this code, or the message).
+  PERSISTED_QUERY_NOT_SUPPORTED: { code: ErrorCode.PERSISTED_QUERY_NOT_SUPPORTED, status: 400 },
 };
 
 /**

@@ -145,7 +145,14 @@ interface CostVerdicts {
   byPageSizes: Map<string, GraphQLError | null>;
 }
 
-export function createLimits(limits: Config['limits']): GraphQLLimits {
+/**
+ * `exempt`: documents the cost check of Apollo's plugin skips (the trusted documents of
+ * src/graphql/trusted-documents.ts; the operator vouched for them).
+ */
+export function createLimits(
+  limits: Config['limits'],
+  { exempt }: { exempt?: (document: DocumentNode) => boolean } = {},
+): GraphQLLimits {
   const costRules = armorRules(limits, 'cost');
   // The cost of an operation depends only on its document and the values of its page-size variables.
   // Apollo hands back the same parsed DocumentNode for the same query text (its document cache), so
@@ -185,6 +192,7 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
       async requestDidStart() {
         return {
           async didResolveOperation(rc) {
+            if (exempt?.(rc.document)) return;
             const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
             // A fresh error each time: Apollo writes into an error's HTTP extensions.
             if (verdict)

@@ -22,6 +22,7 @@ import { refusal } from '../modules/auth/authorize';
 import { withoutSuggestions } from './errors';
 import type { GraphQLLimits } from './limits';
 import { guardedCoordinates } from './operation-access';
+import type { TrustedDocuments } from './trusted-documents';
 import { variablesError } from './well-formed';
 
 export interface SubscribeMessage {
@@ -37,6 +38,8 @@ export interface OperationChecks {
   inputDepth: number;
   /** Remove "Did you mean ...?" from validation errors (introspection off, as over HTTP). */
   hideSuggestions: boolean;
+  /** TRUSTED_DOCUMENTS allow/enforce: the same list as over HTTP (trusted-documents.ts). */
+  trustedDocuments?: TrustedDocuments | null;
 }
 
 export type CheckedOperation =
@@ -47,14 +50,18 @@ export type CheckedOperation =
 export const gqlError = (error: AppError): GraphQLError => new GraphQLError(error.message, { originalError: error });
 
 export function checkSubscription(
-  { schema, limits, inputDepth, hideSuggestions }: OperationChecks,
+  { schema, limits, inputDepth, hideSuggestions, trustedDocuments }: OperationChecks,
   caller: Caller | null,
   payload: SubscribeMessage,
 ): CheckedOperation {
   const fail = (error: AppError) => ({ errors: [gqlError(error)] });
+  // Trusted documents: refused before parsing when not listed (enforce); a listed one comes
+  // parsed and validated, and skips the cost check, as over HTTP.
+  const listed = trustedDocuments?.forSubscription(payload, caller) ?? null;
+  if (listed instanceof Error) return fail(listed);
   let document: DocumentNode;
   try {
-    document = parse(payload.query, limits.parseOptions);
+    document = listed?.document ?? parse(listed?.body ?? payload.query, limits.parseOptions);
   } catch (error) {
     const e = error as GraphQLError;
     const parseError = new GraphQLError(e.message, {
@@ -65,7 +72,7 @@ export function checkSubscription(
     });
     return { errors: [parseError] };
   }
-  const invalid = validate(schema, document, [...specifiedRules, ...limits.validationRules]);
+  const invalid = listed?.document ? [] : validate(schema, document, [...specifiedRules, ...limits.validationRules]);
   if (invalid.length > 0) {
     return {
       errors: invalid.map((e) =>
@@ -88,7 +95,7 @@ export function checkSubscription(
   const variables = payload.variables ?? {};
   const badVariables = variablesError(variables, inputDepth);
   if (badVariables) return fail(badVariables);
-  const cost = limits.costError(schema, document, variables);
+  const cost = listed?.document ? null : limits.costError(schema, document, variables);
   if (cost) return { errors: [cost] };
   // The whole document against the scope table, as for queries (operation-access.ts): the
   // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).

@@ -47,6 +47,7 @@ import { createLoaders, type GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
+import type { TrustedDocuments } from './trusted-documents';
 import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 
@@ -64,6 +65,8 @@ export interface SubscriptionsOptions {
   /** The rate limiter HTTP requests are counted by: every WebSocket message is charged to it too. */
   limiter: Pick<RateLimiter, 'charge'>;
   apiKeyCache?: ApiKeyCache;
+  /** TRUSTED_DOCUMENTS allow/enforce: subscribe messages follow the same list (trusted-documents.ts). */
+  trustedDocuments?: TrustedDocuments | null;
 }
 
 /** What the rest of the app sees: the route's two hooks and the counts (for metrics). */
@@ -105,7 +108,7 @@ function formatForClient(error: GraphQLError, requestId: string, log: FastifyReq
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, events, limiter, apiKeyCache }: SubscriptionsOptions,
+  { config, services, schema, limits, events, limiter, apiKeyCache, trustedDocuments }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
@@ -117,6 +120,7 @@ export async function registerSubscriptions(
     limits,
     inputDepth: config.limits.inputDepth,
     hideSuggestions: !config.graphql.introspection,
+    trustedDocuments,
   };
   let closing = false;
 

@@ -22,6 +22,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphQLContext } from '../graphql/context';
+import type { TrustedDocumentsCounts } from '../graphql/trusted-documents';
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
 let openSubscriptionsSource: (() => number) | null = null;
@@ -58,6 +59,8 @@ export interface MetricsOptions {
   /** Every pool with its name, role, state and reads (PostgreSQL: the primary and each replica). */
   pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
+  /** The trusted-document tallies (graphql/trusted-documents.ts), when TRUSTED_DOCUMENTS is on. */
+  trustedDocuments?: () => TrustedDocumentsCounts | undefined;
 }
 
 /** The label of operation names past the bound, of anonymous operations, and of unparsed ones. */
@@ -274,6 +277,55 @@ export function createMetrics(options: MetricsOptions): Metrics {
   if (options.pool || options.pools) registerPoolGauges(registry, options);
   if (options.pools) registerReadCounters(registry, options.pools);
   if (options.apiKeyCache) registerCacheCounters(registry, options.apiKeyCache);
+
+  if (options.trustedDocuments) {
+    const read = options.trustedDocuments;
+    // Tallies kept by the trusted list, read at scrape time like the cache's (the refusal path adds
+    // one integer, no label lookup). Labels are two closed sets: reason x transport.
+    const reported = new Map<string, number>();
+    new Counter({
+      name: 'graphql_trusted_documents_refused_total',
+      help: 'Documents refused because they are not in the trusted list (TRUSTED_DOCUMENTS=enforce), by reason (full_document, unknown_hash) and transport (http, websocket)',
+      labelNames: ['reason', 'transport'] as const,
+      registers: [registry],
+      collect() {
+        const counts = read();
+        if (!counts) return;
+        for (const [key, now] of Object.entries(counts.refused)) {
+          const [reason, transport] = key.split(':') as [string, string];
+          const before = reported.get(key) ?? 0;
+          // inc(0) creates the series, so every pair shows from the first scrape on.
+          this.inc({ reason, transport }, Math.max(0, now - before));
+          reported.set(key, now);
+        }
+      },
+    });
+    new Gauge({
+      name: 'graphql_trusted_documents',
+      help: 'Documents in the trusted list (as last read, at start or on SIGHUP)',
+      registers: [registry],
+      collect() {
+        const counts = read();
+        if (counts) this.set(counts.listed);
+      },
+    });
+    const reloads = new Map<string, number>();
+    new Counter({
+      name: 'graphql_trusted_documents_reloads_total',
+      help: 'Re-reads of the trusted list on SIGHUP, by result (ok, failed: the previous list stays)',
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        const counts = read();
+        if (!counts) return;
+        for (const result of ['ok', 'failed'] as const) {
+          const now = counts.reloads[result];
+          this.inc({ result }, Math.max(0, now - (reloads.get(result) ?? 0)));
+          reloads.set(result, now);
+        }
+      },
+    });
+  }
 
   const names = new OperationNames(options.maxOperationNames);
 

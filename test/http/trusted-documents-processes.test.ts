@@ -1,0 +1,220 @@
+/**
+ * Trusted documents as a real process does them (src/graphql/trusted-documents.ts, src/main.ts): the
+ * gateway in TRUSTED_DOCUMENTS=enforce with the manifest the example client's codegen produced
+ * (examples/client/gql/persisted-documents.json), driven by the example client's own code; the
+ * refusals counted on /metrics; SIGHUP re-reading a swapped file while requests are in flight; a bad
+ * file stopping the start with one line.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { pollUntil } from '../helpers/poll';
+import { execute } from '../../examples/client/client';
+import { PetName, PetPage } from '../../examples/client/operations';
+
+jest.setTimeout(180_000);
+
+const root = path.resolve(__dirname, '..', '..');
+const exampleManifest = path.join(root, 'examples', 'client', 'gql', 'persisted-documents.json');
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: any; errors?: { extensions: { code: string } }[] },
+  };
+}
+
+const dirs: string[] = [];
+const tmp = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** One embedded database for the suite's servers, one after the other (a first start costs seconds). */
+let dataDir: string;
+let admin: Record<string, string>;
+beforeAll(async () => {
+  dataDir = path.join(tmp('petstore-trusted-proc-'), 'data');
+  admin = await createApiKeyWithCli(['admin'], { PGLITE_DATA_DIR: dataDir });
+});
+
+describe('the example client against a gateway in enforce with its manifest', () => {
+  let server: ServerProcess;
+  let metricsUrl: string;
+  const unlisted = '{ pets(first: 1) { totalCount } }';
+
+  beforeAll(async () => {
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      TRUSTED_DOCUMENTS: 'enforce',
+      TRUSTED_DOCUMENTS_FILE: exampleManifest,
+      METRICS_PORT: String(metricsPort),
+      RATE_LIMIT_MAX: '1000000',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('runs full documents for an admin key (the explorer), refuses them otherwise, and runs the example by hash', async () => {
+    const category = await post(
+      server.url,
+      { query: 'mutation { createCategory(input: { name: "cats" }) { id } }' },
+      admin,
+    );
+    expect(category.body.errors).toBeUndefined();
+    const pet = await post(
+      server.url,
+      {
+        query: `mutation { createPet(input: { name: "Tom", categoryId: ${category.body.data.createCategory.id} }) { id } }`,
+      },
+      admin,
+    );
+    expect(pet.status).toBe(200);
+    const petId: string = pet.body.data.createPet.id;
+
+    const refused = await post(server.url, { query: unlisted });
+    expect(refused.status).toBe(403);
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.errors?.[0]?.extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
+
+    const page = await execute(`${server.url}/graphql`, PetPage, { first: 5 });
+    expect(page.status).toBe(200);
+    expect(page.errors).toBeUndefined();
+    expect(page.data!.pets.edges.map((e) => e.node)).toMatchObject([
+      { id: petId, name: 'Tom', category: { name: 'cats' } },
+    ]);
+    const byGet = await execute(`${server.url}/graphql`, PetName, { id: petId }, { method: 'GET' });
+    expect(byGet.data).toEqual({ pet: { id: petId, name: 'Tom' } });
+    expect(byGet.headers.get('etag')).toMatch(/^"/);
+  });
+
+  it('counts refused documents on /metrics, by reason', async () => {
+    await post(server.url, { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(unlisted) } } });
+    const text = await (await fetch(metricsUrl)).text();
+    expect(text).toMatch(/graphql_trusted_documents_refused_total\{reason="full_document",transport="http"\} [1-9]/);
+    expect(text).toMatch(/graphql_trusted_documents_refused_total\{reason="unknown_hash",transport="http"\} [1-9]/);
+    expect(text).toMatch(/^graphql_trusted_documents 3$/m);
+  });
+});
+
+describe('SIGHUP re-reads the manifest', () => {
+  const first = 'query First { pets(first: 1) { totalCount } }';
+  const second = 'query Second { categories(first: 1) { totalCount } }';
+  const manifest = (bodies: string[]) => JSON.stringify(Object.fromEntries(bodies.map((b) => [sha256(b), b])));
+  let dir: string;
+  let file: string;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    dir = tmp('petstore-trusted-hup-');
+    file = path.join(dir, 'persisted-documents.json');
+    fs.writeFileSync(file, manifest([first]));
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      TRUSTED_DOCUMENTS: 'enforce',
+      TRUSTED_DOCUMENTS_FILE: file,
+      RATE_LIMIT_MAX: '1000000',
+    });
+  });
+  afterAll(() => server?.stop());
+
+  /** Swaps the file as a deploy would (write aside, rename over), then sends SIGHUP. */
+  const swapAndHup = (content: string) => {
+    fs.writeFileSync(`${file}.new`, content);
+    fs.renameSync(`${file}.new`, file);
+    server.child.kill('SIGHUP');
+  };
+  const logged = (from: number, msg: RegExp) =>
+    pollUntil(
+      async () => server.output.slice(from).some((l) => msg.test(l)),
+      (seen) => seen,
+    );
+
+  it('serves the new document after SIGHUP, answering every request in flight', async () => {
+    expect((await post(server.url, { documentId: sha256(second) })).status).toBe(403);
+    const before = server.output.length;
+    // Requests in flight across the signal: every one is answered, none dropped.
+    const inFlight = Array.from({ length: 40 }, (_, i) =>
+      new Promise((r) => setTimeout(r, i * 5)).then(() => post(server.url, { documentId: sha256(first) })),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    swapAndHup(manifest([first, second]));
+    const answers = await Promise.all(inFlight);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect(await logged(before, /trusted documents re-read/)).toBe(true);
+    const now = await post(server.url, { documentId: sha256(second) });
+    expect(now.body).toEqual({ data: { categories: { totalCount: expect.any(Number) } } });
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('keeps the list in use when the new file is bad, and stays up', async () => {
+    const before = server.output.length;
+    swapAndHup(JSON.stringify({ [sha256('something else')]: first }));
+    expect(await logged(before, /NOT re-read, the previous list stays/)).toBe(true);
+    expect(server.output.slice(before).join('\n')).toMatch(/is not the sha256 of its body/);
+    expect((await post(server.url, { documentId: sha256(second) })).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+});
+
+describe('a bad manifest at start', () => {
+  it('stops the start with one line naming TRUSTED_DOCUMENTS_FILE and the problem, exit 1', async () => {
+    const dir = tmp('petstore-trusted-bad-');
+    const file = path.join(dir, 'manifest.json');
+    const body = 'query A { pets { totalCount } }';
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: sha256('other'), body, name: 'A', type: 'query' }],
+      }),
+    );
+    const start = startServerProcess({
+      PGLITE_DATA_DIR: path.join(dir, 'data'),
+      TRUSTED_DOCUMENTS: 'enforce',
+      TRUSTED_DOCUMENTS_FILE: file,
+    });
+    const error = (await start.then(
+      (s) => s.stop().then(() => new Error('started')),
+      (e: Error) => e,
+    )) as Error;
+    const stderr = error.message.replace(/^server exited with 1: /, '');
+    expect(error.message).toMatch(/^server exited with 1: /);
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^TRUSTED_DOCUMENTS_FILE: .*manifest\.json: operations\[0\] \(A\): the id [0-9a-f]{64} is not the sha256 of its body/,
+      ),
+    ]);
+  });
+
+  it('names the variable when allow or enforce has no file', async () => {
+    const start = startServerProcess({ TRUSTED_DOCUMENTS: 'enforce' });
+    await expect(start).rejects.toThrow(
+      /TRUSTED_DOCUMENTS_FILE: is required when TRUSTED_DOCUMENTS is allow or enforce/,
+    );
+  });
+});
