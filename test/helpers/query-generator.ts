@@ -111,6 +111,8 @@ export interface GeneratedRead {
   variables: Record<string, unknown>;
   /** Root fields selected (by field name; a name twice when aliased twice). */
   rootFields: string[];
+  /** The root response keys (alias or field name), in the order of `rootFields`. */
+  rootKeys: string[];
   /** Draws thrown away before this one (outside the limits or invalid). */
   redraws: number;
 }
@@ -248,7 +250,7 @@ export function createReadGenerator(options: {
   const rules = [...specifiedRules, ...checker.validationRules];
   const invalidRate = options.invalidRate ?? 0.08;
 
-  function draw(rng: Rng): { query: string; variables: Record<string, unknown>; rootFields: string[] } {
+  function draw(rng: Rng): Omit<GeneratedRead, 'seed' | 'redraws'> {
     const d = new Draw(rng, options.pool, limits);
     const invalid = rng.chance(invalidRate);
     let invalidLeft = invalid ? 1 : 0;
@@ -417,6 +419,7 @@ export function createReadGenerator(options: {
     const roots = Object.values(queryType.getFields());
     const rootItems: string[] = [];
     const rootFields: string[] = [];
+    const rootKeys: string[] = [];
     const usedRoots = new Set<string>();
     const count = rng.chance(0.55) ? 1 : rng.int(2, 3);
     for (let i = 0; i < count; i++) {
@@ -429,11 +432,12 @@ export function createReadGenerator(options: {
       if (name) d.aliases++;
       usedRoots.add(name || f.name);
       rootFields.push(f.name);
+      rootKeys.push(name || f.name);
       rootItems.push(`${name ? `${name}: ` : ''}${f.name}${args.text} { ${inner} }`);
     }
     const defs = d.variableDefs.length ? `(${d.variableDefs.join(', ')})` : '';
     const query = [`query Generated${defs} { ${rootItems.join(' ')} }`, ...d.fragments].join('\n');
-    return { query, variables: d.variables, rootFields };
+    return { query, variables: d.variables, rootFields, rootKeys };
   }
 
   /** Null when the read is valid and within every limit; the reason otherwise. */
