@@ -6,7 +6,7 @@
  *
  * Read from /proc rather than pg_stat_statements: that extension needs shared_preload_libraries (a
  * server restart), and its times leave out parsing, JSON output and the wire protocol. /proc needs the
- * server on this machine and root (or the postgres user): where it is not readable, the figure is
+ * server on this machine (in this PID namespace): where its backends are not there, the figure is
  * null and the report says "–". A backend that exits during a run takes its CPU with it (pools keep
  * their connections during a run, so this is rare); a backend started during a run counts from zero.
  */

@@ -118,7 +118,8 @@ async function main(): Promise<void> {
     else {
       notes.push(
         `${v.db} ${v.workload}: answers of ${v.matched.filter((t) => t !== 'T3').join(', ') || 'no other target'} identical to T3's ` +
-          `(T2: the same rows in its own schema), no errors (${v.samples} request(s) each)` +
+          (v.matched.includes('T2') ? '(T2: the same rows in its own schema), ' : '') +
+          `no errors (${v.samples} request(s) each)` +
           v.mismatches.map((m) => `; ${m.target} differs ${m.detail} (not timed)`).join(''),
       );
     }
