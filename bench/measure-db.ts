@@ -83,7 +83,7 @@ export async function measureDb(
     // The counting pass, untimed, before any load.
     for (const w of workloads) {
       for (const t of targets.filter((x) => timed(w.id).includes(x.id))) {
-        const count = await countPass(db, w.id, t, o.countRequests, headers);
+        const count = await countPass(db, w.id, t, o.countRequests, headers, pgCpu);
         outcome.sql.push(count);
         if (w.id === 'W4') w4Responses += o.countRequests;
       }

@@ -49,6 +49,9 @@ export interface SqlCount {
   perRootField?: number;
   /** WG: shapes that took more statements than they have root fields. */
   shapesOverOnePerRoot?: number;
+  /** WG: server and PostgreSQL CPU per request over the counting pass (every shape once). */
+  passCpuMsPerReq?: number;
+  passPgCpuMsPerReq?: number | null;
 }
 
 export interface Summary {

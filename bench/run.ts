@@ -117,8 +117,8 @@ async function main(): Promise<void> {
     if (!v.available) notes.push(`${v.db} ${v.workload}: ${v.reason}`);
     else {
       notes.push(
-        `${v.db} ${v.workload}: answers of ${v.matched.filter((t) => t !== 'T3').join(', ') || 'no other target'} identical to T3's ` +
-          (v.matched.includes('T2') ? '(T2: the same rows in its own schema), ' : '') +
+        `${v.db} ${v.workload}: answers of ${v.matched.filter((t) => t !== 'T3').join(', ') || 'no other target'} identical to T3's` +
+          (v.matched.includes('T2') ? ' (T2: the same rows in its own schema), ' : ', ') +
           `no errors (${v.samples} request(s) each)` +
           v.mismatches.map((m) => `; ${m.target} differs ${m.detail} (not timed)`).join(''),
       );
@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     notes.push(
       `${count.db} WG ${count.target}: ${count.perRequest.toFixed(2)} statements per request, ` +
         `${count.perRootField!.toFixed(2)} per root field, ${count.shapesOverOnePerRoot} shape(s) above one per root field; ` +
+        `over one pass of every shape: ${count.passCpuMsPerReq!.toFixed(3)} server CPU-ms/req, ` +
+        `${count.passPgCpuMsPerReq == null ? '–' : count.passPgCpuMsPerReq.toFixed(3)} PostgreSQL CPU-ms/req; ` +
         `statements per request (statements: shapes) ${histogram(count.distribution!)}` +
         (g ? ` (${g.kept} of ${g.generated} generated shapes kept, seed ${g.seed})` : ''),
     );

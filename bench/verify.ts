@@ -3,6 +3,7 @@
  * per request are counted in an untimed pass through the agent (countPass).
  */
 import { asGatewayAnswer, peerRequestFor } from './peer';
+import { pgCpuMsBetween, type PgCpuSampler } from './pg-cpu';
 import { generatedRootFields } from './generated';
 import type { SqlCount, Verification } from './records';
 import { DATA } from './seed';
@@ -138,8 +139,9 @@ export async function countPass(
   target: Target,
   n: number,
   headers: Record<string, string>,
+  pgCpu: PgCpuSampler | null = null,
 ): Promise<SqlCount> {
-  if (workload === 'WG') return countGenerated(db, target, headers);
+  if (workload === 'WG') return countGenerated(db, target, headers, pgCpu);
   const specs = Array.from({ length: n }, (_, i) => requestOf(target, workload, i)!);
   const record: SqlCount = {
     db,
@@ -158,8 +160,20 @@ export async function countPass(
   return record;
 }
 
-/** WG: every generated shape counted on its own, for the distribution and the count per root field. */
-async function countGenerated(db: DbKind, target: Target, headers: Record<string, string>): Promise<SqlCount> {
+/**
+ * WG: every generated shape counted on its own, for the distribution and the count per root field;
+ * and the server's and PostgreSQL's CPU over this whole pass, one request at a time. A timed run covers
+ * only the shapes it gets through (a few hundred at a low rate), a different subset per target; this
+ * pass asks every target every shape once, so its CPU per request compares like with like.
+ */
+async function countGenerated(
+  db: DbKind,
+  target: Target,
+  headers: Record<string, string>,
+  pgCpu: PgCpuSampler | null,
+): Promise<SqlCount> {
+  const startStats = await target.stats();
+  const pgStart = (await pgCpu?.sample()) ?? null;
   const distribution: Record<string, number> = {};
   let statements = 0;
   let roots = 0;
@@ -172,6 +186,8 @@ async function countGenerated(db: DbKind, target: Target, headers: Record<string
     roots += generatedRootFields(i);
     if (count > generatedRootFields(i)) over++;
   }
+  const pgMs = pgCpuMsBetween(pgStart, (await pgCpu?.sample()) ?? null);
+  const endStats = await target.stats();
   return {
     db,
     workload: 'WG',
@@ -180,5 +196,7 @@ async function countGenerated(db: DbKind, target: Target, headers: Record<string
     distribution,
     perRootField: statements / roots,
     shapesOverOnePerRoot: over,
+    passCpuMsPerReq: (endStats.cpuMicros - startStats.cpuMicros) / 1000 / n,
+    passPgCpuMsPerReq: pgMs === null ? null : pgMs / n,
   };
 }
