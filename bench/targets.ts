@@ -1,7 +1,8 @@
 /**
  * The targets, each a child process of its own so that CPU time and peak memory are per server:
  * T0 (bench/t0-server.ts), T1 (bench/t1-server.ts), T2 the peer (PostGraphile, peer.ts) and T3, the
- * gateway as shipped (`node dist/src/main.js`, configured only through its environment). Every target has the agent preloaded
+ * gateway as shipped (`node dist/src/main.js`, configured only through its environment), and T3off, the
+ * same with the read planner off (the generated workload only). Every target has the agent preloaded
  * (agent.ts: statement counter, CPU time, exit with the runner).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/config';
 import type { AgentReply } from './protocol';
 
-export type TargetId = 'T0' | 'T1' | 'T2' | 'T3';
+export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3off';
 export type DbKind = 'postgres' | 'pglite';
 
 export interface TargetSpec {
@@ -20,6 +21,10 @@ export interface TargetSpec {
   script: string;
   /** The peer (T2): its own schema and documents (peer.ts), its own Node, PostgreSQL only. */
   peer?: boolean;
+  /** Environment of its own (T3off: the read planner off). */
+  env?: Record<string, string>;
+  /** Only these workloads (T3off: the generated shapes, against T3). */
+  workloads?: string[];
 }
 
 export const TARGETS: TargetSpec[] = [
@@ -27,7 +32,23 @@ export const TARGETS: TargetSpec[] = [
   { id: 'T1', title: 'mercurius + graphql-jit, same schema/Prisma/DataLoaders', script: 'dist/bench/t1-server.js' },
   { id: 'T2', title: 'PostGraphile v5 (amber preset), Node 22+', script: 'bench/peer/server.mjs', peer: true },
   { id: 'T3', title: 'this gateway as shipped', script: 'dist/src/main.js' },
+  {
+    id: 'T3off',
+    title: 'this gateway, read planner off (GRAPHQL_READ_PLANNER=false)',
+    script: 'dist/src/main.js',
+    env: { GRAPHQL_READ_PLANNER: 'false' },
+    workloads: ['WG'],
+  },
 ];
+
+/** Whether a target is asked a workload at all (T3off only WG; WG only T3 and T3off). */
+export function offers(target: TargetId, workload: { id: string; targets?: string[] }): boolean {
+  const spec = TARGETS.find((t) => t.id === target)!;
+  return (
+    (!spec.workloads || spec.workloads.includes(workload.id)) &&
+    (!workload.targets || workload.targets.includes(target))
+  );
+}
 
 export interface Stats {
   statements: number;
@@ -92,6 +113,7 @@ export async function startTarget(
         // Request logging off for every target alike (pino at info writes two lines per request).
         LOG_LEVEL: 'warn',
         BENCH_DB_KIND: db,
+        ...spec.env,
         ...dbEnv,
         ...extraEnv,
       },

@@ -3,7 +3,7 @@
  * recognises them by their text (it parses no GraphQL), so a change here is a change to T0 too.
  */
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'WG';
 
 export const W1_QUERY = 'query W1($id: ID!) { pet(id: $id) { id name categoryId status } }';
 
@@ -31,6 +31,8 @@ export interface Workload {
   writes: boolean;
   /** Measured on PGlite too (issue: W1/W2). */
   onPglite: boolean;
+  /** Only these targets are asked it (every target that offers the requests otherwise). */
+  targets?: string[];
 }
 
 export const WORKLOADS: Workload[] = [
@@ -45,6 +47,13 @@ export const WORKLOADS: Workload[] = [
     onPglite: false,
   },
   { id: 'W4', title: 'placeOrder at 32 connections over 100 pets', writes: true, onPglite: false },
+  {
+    id: 'WG',
+    title: 'generated read shapes (test/helpers/query-generator.ts), planner on against off',
+    writes: false,
+    onPglite: true,
+    targets: ['T3', 'T3off'],
+  },
 ];
 
 /** An HTTP request of a workload, as the load generator and the verifier send it. */
@@ -55,6 +64,17 @@ export interface RequestSpec {
 }
 
 export const graphqlBody = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
+
+/** WG's requests: made per database by bench/generated.ts once the targets are up. */
+let generatedRequests: RequestSpec[] = [];
+
+/** Sets the requests WG rotates through (bench/generated.ts). */
+export function setGeneratedRequests(specs: RequestSpec[]): void {
+  generatedRequests = specs;
+}
+
+/** How many requests WG rotates through. */
+export const generatedRequestCount = (): number => generatedRequests.length;
 
 /**
  * The i-th request of a workload. W1 and W5 walk over every pet, W4 over the 100 pets kept for it
@@ -78,5 +98,8 @@ export function requestFor(workload: WorkloadId, i: number, data: { pets: number
       return { method: 'GET', path: `/pets/${1 + (i % data.pets)}` };
     case 'W6':
       return { method: 'POST', path: '/graphql', body: graphqlBody(W6_QUERY, { first: W6_PAGE, pets: W6_PAGE }) };
+    case 'WG':
+      if (!generatedRequests.length) throw new Error('WG: no generated requests (bench/generated.ts)');
+      return generatedRequests[i % generatedRequests.length]!;
   }
 }

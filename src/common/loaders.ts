@@ -21,7 +21,8 @@ export function keyedLoader<T>(
 
 /**
  * A loader whose keys carry a parent id plus arguments that are the same for a whole GraphQL field
- * (filter, first, after): keys are grouped by those arguments, and each group is one batch.
+ * (filter, first, after): keys are grouped by those arguments, and each group is one batch. A group
+ * whose fetch fails fails its own keys only (DataLoader rejects each key given an Error).
  */
 export function groupedLoader<A, V>(
   fetchGroup: (parentIds: bigint[], args: A) => Promise<Map<string, V>>,
@@ -37,13 +38,22 @@ export function groupedLoader<A, V>(
         group.parentIds.push(key.parentId);
         groups.set(k, group);
       }
-      const results = new Map<string, Map<string, V>>();
+      // Each group is its own query: one that fails (a page of 101 under one alias) fails only its
+      // own keys, so the error lands on the field that asked for it, never on a sibling alias.
+      const results = new Map<string, Map<string, V> | Error>();
       await Promise.all(
         [...groups].map(async ([k, group]) => {
-          results.set(k, await fetchGroup(group.parentIds, group.args));
+          try {
+            results.set(k, await fetchGroup(group.parentIds, group.args));
+          } catch (error) {
+            results.set(k, error instanceof Error ? error : new Error(String(error)));
+          }
         }),
       );
-      return keys.map((key) => results.get(argsKey(key.args))!.get(key.parentId.toString()) ?? fallback(key.args));
+      return keys.map((key) => {
+        const result = results.get(argsKey(key.args))!;
+        return result instanceof Error ? result : (result.get(key.parentId.toString()) ?? fallback(key.args));
+      });
     },
     { cacheKeyFn: (key) => `${key.parentId}:${argsKey(key.args)}`, maxBatchSize: 1000 },
   );

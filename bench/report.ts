@@ -1,0 +1,231 @@
+/** The report: medians per target, the goals of issues 6, 15 and 20, and the markdown table. */
+import { execSync } from 'node:child_process';
+import { projectRoot } from '../src/config';
+import { median, type Goal, type RunRecord, type SqlCount, type Summary } from './records';
+import type { TargetId } from './targets';
+import type { WorkloadId } from './workloads';
+
+/** Medians per database, workload and target over the peak runs that had no failed answer. */
+export function summarise(runs: RunRecord[], sql: SqlCount[]): Summary[] {
+  const keys = new Map<string, RunRecord[]>();
+  for (const r of runs.filter((x) => x.kind === 'peak')) {
+    const k = `${r.db}|${r.workload}|${r.target}`;
+    keys.set(k, [...(keys.get(k) ?? []), r]);
+  }
+  return [...keys.values()].map((all) => {
+    const { db, workload, target } = all[0]!;
+    // A run with failed answers measured something else than the workload: refused, not averaged.
+    const rs = all.filter((r) => !failed(r));
+    return {
+      db,
+      workload,
+      target,
+      rounds: rs.length,
+      refusedRuns: all.length - rs.length,
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      sqlPerReq: sql.find((s) => s.db === db && s.workload === workload && s.target === target)?.perRequest ?? null,
+      cpuMsPerReq: median(rs.map((r) => r.cpuMsPerReq)),
+      pgCpuMsPerReq: rs.some((r) => r.pgCpuMsPerReq === null) ? null : median(rs.map((r) => r.pgCpuMsPerReq!)),
+      peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+      non2xx: all.reduce((n, r) => n + r.non2xx, 0),
+      errors: all.reduce((n, r) => n + r.errors, 0),
+    };
+  });
+}
+
+const failed = (r: RunRecord) => r.non2xx > 0 || r.errors > 0;
+
+/** The issues' goals (PostgreSQL runs), each with its value and whether it is met. */
+export function goals(
+  summary: Summary[],
+  runs: RunRecord[],
+  sql: SqlCount[],
+  soak: Record<string, unknown> | undefined,
+  halfRate: boolean,
+): Goal[] {
+  const pg = (w: WorkloadId, t: TargetId) =>
+    summary.find((s) => s.db === 'postgres' && s.workload === w && s.target === t && s.rounds > 0);
+  const out: Goal[] = [];
+  const ratio = (w: WorkloadId, vs: TargetId, min: number) => {
+    const a = pg(w, 'T3');
+    const b = pg(w, vs);
+    const value = a && b ? a.rps / b.rps : null;
+    out.push({ goal: `${w} T3/${vs} req/s`, value, threshold: `>= ${min}`, met: value === null ? null : value >= min });
+  };
+  // Issue 15's goals.
+  for (const w of ['W1', 'W2', 'W3', 'W6'] as WorkloadId[]) ratio(w, 'T2', 1.0);
+  // Issue 20's: the gateway's cost per request, its own and PostgreSQL's, at most the peer's.
+  const cost = (w: WorkloadId, vs: TargetId, key: 'cpuMsPerReq' | 'pgCpuMsPerReq', label: string) => {
+    const a = pg(w, 'T3')?.[key];
+    const b = pg(w, vs)?.[key];
+    const value = a != null && b != null && b > 0 ? a / b : null;
+    out.push({
+      goal: `${w} T3/${vs} ${label} per request`,
+      value,
+      threshold: '<= 1',
+      met: value === null ? null : value <= 1,
+    });
+  };
+  for (const w of ['W1', 'W2', 'W3', 'W6'] as WorkloadId[]) {
+    cost(w, 'T2', 'pgCpuMsPerReq', 'PostgreSQL CPU');
+    cost(w, 'T2', 'cpuMsPerReq', 'server CPU');
+  }
+  const wg = sql.find((s) => s.db === 'postgres' && s.workload === 'WG' && s.target === 'T3');
+  out.push({
+    goal: 'WG T3 SQL statements per root field',
+    value: wg?.perRootField ?? null,
+    threshold: '1 for every shape',
+    met: wg?.distribution ? wg.shapesOverOnePerRoot === 0 : null,
+    note: wg?.distribution
+      ? `${wg.shapesOverOnePerRoot} shape(s) took more; statements per request: ${histogram(wg.distribution)}`
+      : undefined,
+  });
+  ratio('W2', 'T1', 1.0);
+  ratio('W3', 'T1', 1.0);
+  ratio('W1', 'T0', 0.5);
+  ratio('W2', 'T0', 0.4);
+  ratio('W3', 'T0', 0.4);
+  ratio('W4', 'T0', 0.5);
+  ratio('W5', 'T0', 0.7);
+  for (const [w, most] of [
+    ['W1', 1],
+    ['W2', 1],
+    ['W3', 1],
+    ['W6', 1],
+    ['W4', 1],
+  ] as [WorkloadId, number][]) {
+    const c = sql.find((s) => s.db === 'postgres' && s.workload === w && s.target === 'T3');
+    out.push({
+      goal: `${w} T3 SQL statements per request`,
+      value: c?.perRequest ?? null,
+      threshold: `<= ${most}${w === 'W4' ? ' (round trips; BEGIN/COMMIT count)' : ''}`,
+      met: c ? c.perRequest <= most : null,
+    });
+  }
+  for (const w of ['W2', 'W3'] as WorkloadId[]) {
+    const c = sql.find((s) => s.db === 'postgres' && s.workload === w && s.target === 'T3');
+    const values = c?.byPageSize ? Object.values(c.byPageSize) : [];
+    out.push({
+      goal: `${w} T3 SQL/req independent of page size`,
+      value: values.length ? Math.max(...values) : null,
+      threshold: 'same count for first 5, 10, 50, 100',
+      met: values.length ? values.every((v) => v === values[0]) : null,
+      note: c?.byPageSize
+        ? Object.entries(c.byPageSize)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')
+        : undefined,
+    });
+  }
+  for (const w of ['W1', 'W2', 'W3', 'W5'] as WorkloadId[]) {
+    const half = (t: TargetId) =>
+      runs.find((r) => r.kind === 'half-rate' && r.db === 'postgres' && r.workload === w && r.target === t);
+    const a = half('T3');
+    const b = half('T0');
+    out.push({
+      goal: `${w} T3 p99 at half T0's peak rate / T0 p99`,
+      value: a && b ? a.p99 / b.p99 : null,
+      threshold: '<= 2',
+      met: a && b ? a.p99 <= 2 * b.p99 : null,
+      note:
+        a && b
+          ? `rate ${a.rate}/s: T3 ${a.p99.toFixed(2)} ms, T0 ${b.p99.toFixed(2)} ms`
+          : halfRate
+            ? 'not measured'
+            : 'full runs only',
+    });
+  }
+  const peak = (t: TargetId) =>
+    Math.max(...summary.filter((s) => s.db === 'postgres' && s.target === t).map((s) => s.peakRssMb));
+  const rss = Number.isFinite(peak('T3')) && Number.isFinite(peak('T0')) ? peak('T3') / peak('T0') : null;
+  out.push({ goal: 'peak RSS T3/T0 (PostgreSQL)', value: rss, threshold: '<= 2', met: rss === null ? null : rss <= 2 });
+  const growth = soak ? (soak.growthPct as number) : null;
+  out.push({
+    goal: 'RSS growth over the soak',
+    value: growth,
+    threshold: '<= 5 %',
+    met: growth === null ? null : growth <= 5,
+    note: soak
+      ? `${soak.minutes} min of W2 on T3, low decile of RSS in the first and last minute: ${(soak.firstRssMb as number).toFixed(0)} -> ${(soak.lastRssMb as number).toFixed(0)} MiB`
+      : 'run with --soak',
+  });
+  return out;
+}
+
+/** A figure for the table, or an en dash when there is none. */
+const f = (x: number | null | undefined, digits = 1) =>
+  x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits);
+
+/** The report as markdown: one row per database, workload and target, then the goals and notes. */
+export function markdown(
+  results: Record<string, unknown>,
+  summary: Summary[],
+  goalRows: Goal[],
+  notes: string[],
+): string {
+  const lines: string[] = [];
+  const m = results.machine as { cpus: number; loadavg: number[]; node: string };
+  lines.push(`### Benchmark ${results.mode} run, commit ${results.commit}, ${results.date}`);
+  lines.push('');
+  lines.push(
+    `${m.cpus} CPUs, load average ${m.loadavg.map((x) => x.toFixed(2)).join(' ')} at start, targets on Node ${results.targetNode}; ` +
+      `${results.rounds} round(s) of ${results.durationSec} s, ${results.connections} connections, medians.`,
+  );
+  lines.push('');
+  lines.push(
+    '| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | PG CPU-ms/req | peak RSS MiB | failed answers (runs refused) |',
+  );
+  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const order = ['W1', 'W2', 'W3', 'W6', 'WG', 'W5', 'W4'];
+  const sorted = [...summary].sort((a, b) =>
+    a.db === b.db
+      ? a.workload === b.workload
+        ? a.target.localeCompare(b.target)
+        : order.indexOf(a.workload) - order.indexOf(b.workload)
+      : a.db === 'postgres'
+        ? -1
+        : 1,
+  );
+  for (const s of sorted) {
+    lines.push(
+      `| ${s.db} | ${s.workload} | ${s.target} | ${f(s.rps, 0)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${f(s.sqlPerReq, 1)} | ${f(s.cpuMsPerReq, 3)} | ${s.db === 'pglite' ? 'in process' : f(s.pgCpuMsPerReq, 3)} | ${f(s.peakRssMb, 0)} | ${s.non2xx + s.errors}${s.refusedRuns ? ` (**${s.refusedRuns} refused**)` : ''} |`,
+    );
+  }
+  lines.push('');
+  lines.push('| goal (PostgreSQL) | value | threshold | met |');
+  lines.push('|---|---:|---|---|');
+  for (const g of goalRows) {
+    lines.push(
+      `| ${g.goal}${g.note ? ` (${g.note})` : ''} | ${f(g.value, 2)} | ${g.threshold} | ${g.met === null ? 'not measured' : g.met ? 'yes' : '**no**'} |`,
+    );
+  }
+  if (notes.length) {
+    lines.push('');
+    for (const n of notes) lines.push(`- ${n}`);
+  }
+  return lines.join('\n');
+}
+
+/** The commit measured (`-dirty` with uncommitted changes outside bench/results). */
+export function gitCommit(): string {
+  try {
+    const sha = execSync('git rev-parse --short HEAD', { cwd: projectRoot, encoding: 'utf8' }).trim();
+    const dirty = execSync('git status --porcelain --untracked-files=no -- . ":!bench/results"', {
+      cwd: projectRoot,
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${sha}-dirty` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `0: 3, 1: 120, 2: 8`: requests per number of statements. */
+export function histogram(distribution: Record<string, number>): string {
+  return Object.entries(distribution)
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ');
+}
