@@ -178,7 +178,10 @@ class Compilation {
         }
       }
     }
-    return { key, nodes, relation, child: this.object(relation.target, selections), page, counted };
+    const child = this.object(relation.target, selections);
+    // Cursors are made of the sort's keys (`name` and `id` for pets by name), selected or not.
+    for (const k of page.sort.keys) if (!child.scalars.includes(k.field)) child.scalars.push(k.field);
+    return { key, nodes, relation, child, page, counted };
   }
 
   /** `json_build_object(...)` of one row of `plan.type`, read as `plan.alias`. */
