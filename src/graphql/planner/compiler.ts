@@ -42,6 +42,8 @@ interface ObjectPlan {
   type: ObjectName;
   /** The row's alias in the statement. */
   alias: string;
+  /** Fields read from another row than its own (`Pet.inventory`'s status: the pet's), as SQL. */
+  inherited?: Record<string, string>;
   scalars: string[];
   relations: RelationPlan[];
 }
@@ -160,7 +162,16 @@ class Compilation {
         'field' in relation.from
           ? Prisma.raw(`${parentAlias}.${quote(relation.from.field)}`)
           : Prisma.sql`${args[relation.from.arg]}`;
-      return { key, nodes, relation, on, child: this.object(relation.target, nodes) };
+      const child = this.object(relation.target, nodes);
+      if (relation.via) {
+        child.inherited = Object.fromEntries(
+          Object.entries(relation.via.fromParent).map(([f, parentField]) => [
+            f,
+            `${parentAlias}.${quote(parentField)}`,
+          ]),
+        );
+      }
+      return { key, nodes, relation, on, child };
     }
     const parent: ParentRef | null = parentAlias === null ? null : (f) => Prisma.raw(`${parentAlias}.${quote(f)}`);
     const page = relation.page(this.services, parent, args);
@@ -189,7 +200,7 @@ class Compilation {
     const entry = OBJECTS[plan.type];
     const parts: Prisma.Sql[] = plan.scalars.map((f) =>
       Prisma.raw(
-        `'${f}', ${plan.alias}.${quote(f)}${(entry.scalars as Record<string, string>)[f] === 'id' ? '::text' : ''}`,
+        `'${f}', ${plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`}${(entry.scalars as Record<string, string>)[f] === 'id' ? '::text' : ''}`,
       ),
     );
     for (const relation of plan.relations) {
@@ -204,7 +215,7 @@ class Compilation {
     const { relation, child } = plan;
     const alias = Prisma.raw(child.alias);
     if (relation.kind === 'one') {
-      const rows = OBJECTS[relation.target].rows;
+      const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
       return Prisma.sql`(SELECT ${this.json(child)} FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ${plan.on!}) ${alias})`;
     }
     const page = plan.page!;

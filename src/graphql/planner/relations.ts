@@ -13,7 +13,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import type { PageSql } from '../../common/pagination';
 import type { Services } from '../../services';
 import { CATEGORY_ROWS } from '../../modules/categories/category.service';
-import { INVENTORY_ROWS } from '../../modules/inventory/inventory.service';
+import { INVENTORY_ROWS, STOCK_ROWS } from '../../modules/inventory/inventory.service';
 import { ORDER_ROWS } from '../../modules/orders/order.service';
 import { PET_ROWS } from '../../modules/pets/pet.service';
 
@@ -68,6 +68,11 @@ export interface OneRelation {
   kind: 'one';
   target: ObjectName;
   from: { field: string } | { arg: string };
+  /**
+   * Reads the target from these rows instead of its own, taking the named fields from the parent
+   * row (`Pet.inventory`: the entry's status is the pet's, already at hand, so no second pets join).
+   */
+  via?: { rows: ObjectEntry['rows']; fromParent: Record<string, string> };
 }
 
 /**
@@ -115,7 +120,12 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
   },
   Pet: {
     category: { kind: 'one', target: 'Category', from: { field: 'categoryId' } },
-    inventory: { kind: 'one', target: 'InventoryItem', from: { field: 'id' } },
+    inventory: {
+      kind: 'one',
+      target: 'InventoryItem',
+      from: { field: 'id' },
+      via: { rows: STOCK_ROWS, fromParent: { status: 'status' } },
+    },
     orders: {
       kind: 'page',
       target: 'Order',

@@ -54,6 +54,9 @@ export const INVENTORY_ROWS = {
   key: 'i.pet_id',
 } as const;
 
+/** Stock rows without the pet's status, for a pet's own entry (the status is the pet row's). */
+export const STOCK_ROWS = { select: 'pet_id AS "petId", quantity', from: 'inventory_items', key: 'pet_id' } as const;
+
 export class InventoryService {
   constructor(
     private readonly prisma: PrismaClient,
