@@ -49,8 +49,6 @@ interface ObjectPlan {
 }
 
 interface RelationPlan {
-  /** Its key in the parent's JSON object. */
-  key: string;
   /** The AST nodes it answers (each resolver finds it under its own `info.fieldNodes[0]`). */
   nodes: readonly FieldNode[];
   relation: Relation;
@@ -68,7 +66,6 @@ const quote = (field: string) => `"${field}"`;
 
 class Compilation {
   private aliases = 0;
-  private keys = 0;
 
   constructor(
     private readonly info: CompileInfo,
@@ -135,7 +132,6 @@ class Compilation {
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return {
-        key: '',
         nodes,
         relation,
         child: { type: relation.target, alias: '', scalars: [], relations: [] },
@@ -156,7 +152,6 @@ class Compilation {
   ): RelationPlan {
     const field = this.type(parentType).getFields()[nodes[0]!.name.value]!;
     const args = getArgumentValues(field, nodes[0]!, this.info.variableValues);
-    const key = `$${this.keys++}`;
     if (relation.kind === 'one') {
       const on =
         'field' in relation.from
@@ -171,7 +166,7 @@ class Compilation {
           ]),
         );
       }
-      return { key, nodes, relation, on, child };
+      return { nodes, relation, on, child };
     }
     const parent: ParentRef | null = parentAlias === null ? null : (f) => Prisma.raw(`${parentAlias}.${quote(f)}`);
     const page = relation.page(this.services, parent, args);
@@ -192,22 +187,25 @@ class Compilation {
     const child = this.object(relation.target, selections);
     // Cursors are made of the sort's keys (`name` and `id` for pets by name), selected or not.
     for (const k of page.sort.keys) if (!child.scalars.includes(k.field)) child.scalars.push(k.field);
-    return { key, nodes, relation, child, page, counted };
+    return { nodes, relation, child, page, counted };
   }
 
-  /** `json_build_object(...)` of one row of `plan.type`, read as `plan.alias`. */
+  /**
+   * One row of `plan.type`, read as `plan.alias`, as a JSON array: its scalars in `plan.scalars`
+   * order, then its relations' values in `plan.relations` order (those refused left out). Positions
+   * rather than keys: no key is written, sent or parsed per row.
+   */
   json(plan: ObjectPlan): Prisma.Sql {
     const entry = OBJECTS[plan.type];
     const parts: Prisma.Sql[] = plan.scalars.map((f) =>
       Prisma.raw(
-        `'${f}', ${plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`}${(entry.scalars as Record<string, string>)[f] === 'id' ? '::text' : ''}`,
+        `${plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`}${(entry.scalars as Record<string, string>)[f] === 'id' ? '::text' : ''}`,
       ),
     );
     for (const relation of plan.relations) {
-      if (relation.error) continue;
-      parts.push(Prisma.sql`${Prisma.raw(`'${relation.key}'`)}, ${this.value(relation)}`);
+      if (!relation.error) parts.push(this.value(relation));
     }
-    return Prisma.sql`json_build_object(${Prisma.join(parts, ', ')})`;
+    return Prisma.sql`json_build_array(${Prisma.join(parts, ', ')})`;
   }
 
   /** The SQL of a relation's value (for the parent row its plan names). */
@@ -223,12 +221,13 @@ class Compilation {
     return Prisma.sql`(SELECT json_build_array(coalesce(json_agg(${this.json(child)} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)}), '[]'::json)${count}) FROM (${page.statement}) ${alias})`;
   }
 }
-/** The row of `plan.type` from its JSON, with its compiled relations stored on it. */
-function toObject(json: Record<string, unknown>, plan: ObjectPlan): Record<string | symbol, unknown> {
+/** The row of `plan.type` from its JSON array (`Compilation.json`), its compiled relations stored on it. */
+function toObject(json: unknown[], plan: ObjectPlan): Record<string | symbol, unknown> {
   const scalars = OBJECTS[plan.type].scalars as Record<string, string>;
   const row: Record<string | symbol, unknown> = {};
+  let i = 0;
   for (const field of plan.scalars) {
-    const value = json[field];
+    const value = json[i++];
     const kind = scalars[field];
     row[field] =
       value == null
@@ -242,7 +241,7 @@ function toObject(json: Record<string, unknown>, plan: ObjectPlan): Record<strin
   if (plan.relations.length) {
     const compiled = new Map<FieldNode, unknown>();
     for (const relation of plan.relations) {
-      const value = relation.error ? new CompiledError(relation.error) : toValue(json[relation.key], relation);
+      const value = relation.error ? new CompiledError(relation.error) : toValue(json[i++], relation);
       for (const node of relation.nodes) compiled.set(node, value);
     }
     row[COMPILED] = compiled;
@@ -252,8 +251,8 @@ function toObject(json: Record<string, unknown>, plan: ObjectPlan): Record<strin
 
 /** A relation's value from its JSON: a row or null, or a page (`[rows, count?]`). */
 function toValue(json: unknown, plan: RelationPlan): unknown {
-  if (plan.relation.kind === 'one') return json == null ? null : toObject(json as Record<string, unknown>, plan.child);
-  const [rows, count] = json as [Record<string, unknown>[], number | undefined];
+  if (plan.relation.kind === 'one') return json == null ? null : toObject(json as unknown[], plan.child);
+  const [rows, count] = json as [unknown[][], number | undefined];
   const { window, sort } = plan.page!;
   const nodes = rows.map((row) => toObject(row, plan.child));
   const page = buildPage<object>(nodes, window, sort, () => Promise.resolve(count ?? 0));
@@ -287,7 +286,7 @@ export async function readByKeys(
   const compilation = new Compilation(info, services);
   const plan = compilation.object(type, nodes, true);
   const rows = OBJECTS[type].rows;
-  const [row] = await services.reader.query<{ v: Record<string, unknown>[] }>(
+  const [row] = await services.reader.query<{ v: unknown[][] }>(
     Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])) ${Prisma.raw(plan.alias)}`,
   );
   return row!.v.map((json) => toObject(json, plan));
