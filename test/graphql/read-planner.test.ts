@@ -332,7 +332,8 @@ describe('read planner', () => {
     // Warm the API-key cache, so counts below are the query's own.
     await t.gqlOk(W1, { id: '1' });
     await loadersOnly.gqlOk(W1, { id: '1' });
-  });
+    // Three apps and their data: minutes on a loaded machine, seconds on a quiet one.
+  }, 240_000);
   afterAll(async () => {
     await loadersOnly.app.close();
     await withoutJit.app.close();
