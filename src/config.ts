@@ -218,7 +218,7 @@ export interface Config {
     /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
     batchMax: number;
   };
-  /** GraphQL root lists read their relations in one statement (src/graphql/planner); off: DataLoaders only. */
+  /** Every GraphQL root query field is compiled into one statement (src/graphql/planner); off: DataLoaders only. */
   readPlanner: boolean;
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */

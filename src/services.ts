@@ -3,7 +3,7 @@
  * the SQL reader for reads), and the one home of every business rule. GraphQL resolvers and REST
  * routes both call these.
  */
-import type { Database } from './db/database';
+import type { Database, SqlReader } from './db/database';
 import type { ApiKeyCache } from './modules/auth/api-key.cache';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { CategoryService } from './modules/categories/category.service';
@@ -17,6 +17,8 @@ export interface Services {
   orders: OrderService;
   inventory: InventoryService;
   apiKeys: ApiKeyService;
+  /** The SQL reader itself, for the statements of the read compiler (src/graphql/planner/compiler.ts). */
+  reader: SqlReader;
 }
 
 export interface ServiceOptions {
@@ -34,5 +36,6 @@ export function createServices(
     orders: new OrderService(prisma, sql),
     inventory: new InventoryService(prisma, sql),
     apiKeys: new ApiKeyService(prisma, apiKeyCache),
+    reader: sql,
   };
 }

@@ -7,7 +7,7 @@
 import { Prisma } from '../generated/prisma/client';
 import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
-import { buildPage, pageWindow, type Page, type PageArgs, type Sort } from './pagination';
+import { buildPage, pageWindow, type Page, type PageArgs, type PageSql, type Sort } from './pagination';
 
 export interface NestedPageQuery<T extends { id: bigint }> {
   sql: SqlReader;
@@ -61,6 +61,34 @@ export async function loadNestedPages<T extends { id: bigint }>(q: NestedPageQue
     );
   }
   return pages;
+}
+
+/**
+ * One parent's page of a child list as SQL (the read compiler runs it as a correlated subquery per
+ * parent): the same rules as `loadNestedPages` (forward only, ordered by id, the cursor's id
+ * excluded). `parent` is SQL naming the parent's id (e.g. `t0.id`); rows carry `select`.
+ */
+export function nestedPageSql<T extends { id: bigint }>(q: {
+  table: string;
+  parentColumn: string;
+  parent: Prisma.Sql;
+  select: string;
+  conditions: Prisma.Sql[];
+  sort: NestedPageQuery<T>['sort'];
+  args: Pick<PageArgs, 'first' | 'after'>;
+}): PageSql<T> {
+  const window = pageWindow(q.args, q.sort);
+  if (!window.forward) throw new ValidationError('nested lists page forward only (first/after)');
+  const asc = q.sort.keys[0].direction === 'asc';
+  const where = [Prisma.sql`${Prisma.raw(q.parentColumn)} = ${q.parent}`, ...q.conditions];
+  const seek = window.cursor ? [Prisma.sql`id ${Prisma.raw(asc ? '>' : '<')} ${window.cursor[0] as bigint}`] : [];
+  const table = Prisma.raw(q.table);
+  return {
+    statement: Prisma.sql`SELECT ${Prisma.raw(q.select)} FROM ${table} WHERE ${Prisma.join([...where, ...seek], ' AND ')} ORDER BY id ${Prisma.raw(asc ? 'ASC' : 'DESC')} LIMIT ${window.limit + 1}`,
+    count: Prisma.sql`SELECT count(*)::int FROM ${table} WHERE ${Prisma.join(where, ' AND ')}`,
+    window,
+    sort: q.sort,
+  };
 }
 
 /** `parent -> number of rows` for many parents in one statement. */

@@ -202,43 +202,45 @@ export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'con
 }
 
 /**
- * Related rows read in the same statement as a page (src/graphql/planner): the page's rows are `t`,
- * `joins` may join to them (`LEFT JOIN categories c ON c.id = t."categoryId"`, or a LATERAL
- * subquery), and `columns` adds what they read to each row. The page itself, its filter, order and
- * cursors stay the list's own.
+ * One keyset page of a list query as SQL, not yet run: `statement` selects the page's rows
+ * (`take: limit + 1`, in window order) with the list's columns, `count` counts the rows of the list
+ * (its filter, not the page). The read compiler (src/graphql/planner) embeds both in its statements;
+ * `paginate` runs them here.
  */
-export interface PageExtension {
-  columns: Prisma.Sql;
-  joins: Prisma.Sql;
+export interface PageSql<T> {
+  statement: Prisma.Sql;
+  count: Prisma.Sql;
+  window: PageWindow;
+  sort: Sort<T>;
 }
 
-/**
- * Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. With an
- * extension, the page is a subquery that the extension's joins read from, in the same statement.
- */
-export async function paginate<T>(
-  sql: SqlReader,
-  q: ListQuery,
-  sort: Sort<T>,
-  args: PageArgs,
-  extension?: PageExtension,
-): Promise<Page<T>> {
+/** The statements of one page of `q` (validates the Relay arguments and the cursor). */
+export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql<T> {
   const window = pageWindow(args, sort);
   const seek = keysetCondition(sort, window);
-  const page = Prisma.sql`
-    SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)}
-    ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`;
-  const rows = await sql.query<T>(
-    extension
-      ? Prisma.sql`SELECT t.*, ${extension.columns} FROM (${page}) t ${extension.joins} ORDER BY ${outerOrderBy(sort, window)}`
-      : page,
-  );
+  return {
+    statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)} ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`,
+    count: Prisma.sql`SELECT count(*)::int FROM ${q.from} ${whereClause(q.conditions)}`,
+    window,
+    sort,
+  };
+}
+
+/** Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. */
+export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs): Promise<Page<T>> {
+  const { statement, window } = pageSql(q, sort, args);
+  const rows = await sql.query<T>(statement);
   return buildPage(rows, window, sort, () => countRows(sql, q));
 }
 
-/** The window's order over the page's output columns (named like the sort's fields) as `t`. */
-function outerOrderBy<T>(sort: Sort<T>, window: PageWindow): Prisma.Sql {
+/**
+ * The window's order over a page's output columns (named like the sort's fields) as `alias`: how a
+ * query over the page (json_agg in the read compiler) keeps its rows in window order.
+ */
+export function windowOrderBy<T>(sort: Sort<T>, window: PageWindow, alias: string): Prisma.Sql {
   return Prisma.raw(
-    sort.keys.map((k) => `t."${k.field}" ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`).join(', '),
+    sort.keys
+      .map((k) => `${alias}."${k.field}" ${(k.direction === 'asc') === window.forward ? 'ASC' : 'DESC'}`)
+      .join(', '),
   );
 }

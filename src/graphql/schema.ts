@@ -10,6 +10,9 @@ import { authChecker } from './auth-checker';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
+import { serveCompiledFields } from './planner/compiled';
+import { RELATIONS } from './planner/relations';
+import { SCOPE_TABLE } from '../modules/auth/scopes';
 
 export const resolvers = [
   PetResolver,
@@ -41,5 +44,5 @@ export async function createSchema(): Promise<GraphQLSchema> {
       },
     },
   });
-  return labelStability(resolveTotalCounts(schema));
+  return labelStability(serveCompiledFields(resolveTotalCounts(schema), RELATIONS, new Set(Object.keys(SCOPE_TABLE))));
 }

@@ -310,6 +310,27 @@ export type PlannedMixedQuery = { categories: { edges: Array<{ node: { name: str
 
 export type CategoryFieldsFragment = { name: string, pets: { nodes: Array<{ name: string, inventory: { quantity: number } | null, orders: { nodes: Array<{ id: string }> } }> } };
 
+export type CompiledEveryRelationQueryVariables = Exact<{
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type CompiledEveryRelationQuery = { pet: { id: string, name: string, category: { id: string, name: string, description: string | null, pets: { totalCount: number, nodes: Array<{ name: string }> } }, inventory: { petId: string, quantity: number, status: PetStatus, pet: { id: string, status: PetStatus | null } } | null, orders: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, petId: string | null, quantity: number | null, shipDate: string | null, complete: boolean | null, pet: { name: string } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } | null, inventoryItems: { totalCount: number, nodes: Array<{ petId: string, quantity: number, status: PetStatus, pet: { __typename: 'Pet', name: string, category: { name: string } } }> }, order: { id: string, shipDate: string | null, pet: { inventory: { quantity: number } | null } | null } | null, inventory: { quantity: number } | null, category: { a: { nodes: Array<{ id: string }> }, b: { totalCount: number, edges: Array<{ cursor: string, node: { name: string, orders: { nodes: Array<{ id: string }> } } }> } } | null };
+
+export type CompiledTwinPathsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CompiledTwinPathsQuery = { categories: { nodes: Array<{ x: { nodes: Array<{ id: string }> } }>, edges: Array<{ node: { x: { nodes: Array<{ name: string }> } } }> } };
+
+export type CompiledTwoAliasesOneRefusedQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompiledTwoAliasesOneRefusedQuery = { category: { a: { nodes: Array<{ id: string }> }, b: { nodes: Array<{ id: string }> } } | null };
+
 export type PlannedPetQueryVariables = Exact<{
   id: string | number;
 }>;
@@ -352,6 +373,55 @@ export type PlannedPetByIdQueryVariables = Exact<{
 
 
 export type PlannedPetByIdQuery = { pet: { id: string, name: string, categoryId: string, status: PetStatus | null } | null };
+
+export type CompiledPetsCountedQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CompiledPetsCountedQuery = { pets: { totalCount: number, nodes: Array<{ name: string }> } };
+
+export type CompiledPetsWithOrdersQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CompiledPetsWithOrdersQuery = { pets: { nodes: Array<{ name: string, orders: { totalCount: number, nodes: Array<{ id: string, shipDate: string | null }> } }> } };
+
+export type CompiledInventoryWithPetsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CompiledInventoryWithPetsQuery = { inventoryItems: { nodes: Array<{ quantity: number, pet: { name: string, category: { name: string } } }> } };
+
+export type CompiledPetWithRelationsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompiledPetWithRelationsQuery = { pet: { name: string, category: { name: string }, inventory: { quantity: number } | null } | null };
+
+export type CompiledTwoAliasesQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CompiledTwoAliasesQuery = { categories: { nodes: Array<{ few: { nodes: Array<{ id: string }> }, available: { totalCount: number, edges: Array<{ cursor: string, node: { name: string } }> } }> } };
+
+export type CompiledDeepRelationsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type CompiledDeepRelationsQuery = { categories: { nodes: Array<{ pets: { nodes: Array<{ category: { name: string } }> } }> }, orders: { nodes: Array<{ pet: { orders: { nodes: Array<{ pet: { inventory: { pet: { name: string } } | null } | null }> } } | null }> } };
+
+export type CompiledSeveralRootsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CompiledSeveralRootsQuery = { pet: { name: string } | null, category: { pets: { totalCount: number } } | null, order: { pet: { name: string } | null } | null, inventory: { pet: { category: { name: string } } } | null, pets: { totalCount: number } };
 
 export type PlaceOrderCountedMutationVariables = Exact<{
   petId: string | number;
@@ -882,6 +952,142 @@ export const PlannedMixedDocument = new TypedDocumentString(`
     }
   }
 }`) as unknown as TypedDocumentString<PlannedMixedQuery, PlannedMixedQueryVariables>;
+export const CompiledEveryRelationDocument = new TypedDocumentString(`
+    query CompiledEveryRelation($id: ID!, $first: Int, $after: String) {
+  pet(id: $id) {
+    id
+    name
+    category {
+      id
+      name
+      description
+      pets(first: 2) {
+        totalCount
+        nodes {
+          name
+        }
+      }
+    }
+    inventory {
+      petId
+      quantity
+      status
+      pet {
+        id
+        status
+      }
+    }
+    orders(first: $first, after: $after) {
+      totalCount
+      edges {
+        cursor
+        node {
+          id
+          petId
+          quantity
+          shipDate
+          complete
+          pet {
+            name
+          }
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
+    }
+  }
+  inventoryItems(first: $first, filter: {quantityBelow: 3}) {
+    totalCount
+    nodes {
+      petId
+      quantity
+      status
+      pet {
+        __typename
+        name
+        category {
+          name
+        }
+      }
+    }
+  }
+  order(id: $id) {
+    id
+    shipDate
+    pet {
+      inventory {
+        quantity
+      }
+    }
+  }
+  inventory(petId: $id) {
+    quantity
+  }
+  category(id: $id) {
+    a: pets(first: 1) {
+      nodes {
+        id
+      }
+    }
+    b: pets(first: 3, filter: {status: AVAILABLE}) {
+      totalCount
+      edges {
+        cursor
+        node {
+          name
+          orders(first: 1) {
+            nodes {
+              id
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledEveryRelationQuery, CompiledEveryRelationQueryVariables>;
+export const CompiledTwinPathsDocument = new TypedDocumentString(`
+    query CompiledTwinPaths {
+  categories(first: 4) {
+    nodes {
+      x: pets(first: 1) {
+        nodes {
+          id
+        }
+      }
+    }
+    edges {
+      node {
+        x: pets(first: 2) {
+          nodes {
+            name
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledTwinPathsQuery, CompiledTwinPathsQueryVariables>;
+export const CompiledTwoAliasesOneRefusedDocument = new TypedDocumentString(`
+    query CompiledTwoAliasesOneRefused($id: ID!) {
+  category(id: $id) {
+    a: pets(first: 1) {
+      nodes {
+        id
+      }
+    }
+    b: pets(first: 101) {
+      nodes {
+        id
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledTwoAliasesOneRefusedQuery, CompiledTwoAliasesOneRefusedQueryVariables>;
 export const PlannedPetDocument = new TypedDocumentString(`
     query PlannedPet($id: ID!) {
   pet(id: $id) {
@@ -979,6 +1185,141 @@ export const PlannedPetByIdDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PlannedPetByIdQuery, PlannedPetByIdQueryVariables>;
+export const CompiledPetsCountedDocument = new TypedDocumentString(`
+    query CompiledPetsCounted($first: Int) {
+  pets(first: $first) {
+    totalCount
+    nodes {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledPetsCountedQuery, CompiledPetsCountedQueryVariables>;
+export const CompiledPetsWithOrdersDocument = new TypedDocumentString(`
+    query CompiledPetsWithOrders($first: Int) {
+  pets(first: $first) {
+    nodes {
+      name
+      orders(first: 2) {
+        totalCount
+        nodes {
+          id
+          shipDate
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledPetsWithOrdersQuery, CompiledPetsWithOrdersQueryVariables>;
+export const CompiledInventoryWithPetsDocument = new TypedDocumentString(`
+    query CompiledInventoryWithPets($first: Int) {
+  inventoryItems(first: $first) {
+    nodes {
+      quantity
+      pet {
+        name
+        category {
+          name
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledInventoryWithPetsQuery, CompiledInventoryWithPetsQueryVariables>;
+export const CompiledPetWithRelationsDocument = new TypedDocumentString(`
+    query CompiledPetWithRelations($id: ID!) {
+  pet(id: $id) {
+    name
+    category {
+      name
+    }
+    inventory {
+      quantity
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledPetWithRelationsQuery, CompiledPetWithRelationsQueryVariables>;
+export const CompiledTwoAliasesDocument = new TypedDocumentString(`
+    query CompiledTwoAliases($first: Int) {
+  categories(first: $first) {
+    nodes {
+      few: pets(first: 1) {
+        nodes {
+          id
+        }
+      }
+      available: pets(first: 5, filter: {status: AVAILABLE}) {
+        totalCount
+        edges {
+          cursor
+          node {
+            name
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledTwoAliasesQuery, CompiledTwoAliasesQueryVariables>;
+export const CompiledDeepRelationsDocument = new TypedDocumentString(`
+    query CompiledDeepRelations($first: Int) {
+  categories(first: $first) {
+    nodes {
+      pets(first: 3) {
+        nodes {
+          category {
+            name
+          }
+        }
+      }
+    }
+  }
+  orders(first: $first) {
+    nodes {
+      pet {
+        orders(first: 2) {
+          nodes {
+            pet {
+              inventory {
+                pet {
+                  name
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledDeepRelationsQuery, CompiledDeepRelationsQueryVariables>;
+export const CompiledSeveralRootsDocument = new TypedDocumentString(`
+    query CompiledSeveralRoots($id: ID!) {
+  pet(id: $id) {
+    name
+  }
+  category(id: $id) {
+    pets(first: 2) {
+      totalCount
+    }
+  }
+  order(id: $id) {
+    pet {
+      name
+    }
+  }
+  inventory(petId: $id) {
+    pet {
+      category {
+        name
+      }
+    }
+  }
+  pets(first: 2) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<CompiledSeveralRootsQuery, CompiledSeveralRootsQueryVariables>;
 export const PlaceOrderCountedDocument = new TypedDocumentString(`
     mutation PlaceOrderCounted($petId: ID!) {
   placeOrder(input: {petId: $petId, quantity: 1}) {

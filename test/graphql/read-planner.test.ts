@@ -134,6 +134,147 @@ const MixedShapes = graphql(`
   }
 `);
 
+/** Shapes the three-shape planner left to the loaders: every one is compiled now. */
+const EveryRelation = graphql(`
+  query CompiledEveryRelation($id: ID!, $first: Int, $after: String) {
+    pet(id: $id) {
+      id
+      name
+      category {
+        id
+        name
+        description
+        pets(first: 2) {
+          totalCount
+          nodes {
+            name
+          }
+        }
+      }
+      inventory {
+        petId
+        quantity
+        status
+        pet {
+          id
+          status
+        }
+      }
+      orders(first: $first, after: $after) {
+        totalCount
+        edges {
+          cursor
+          node {
+            id
+            petId
+            quantity
+            shipDate
+            complete
+            pet {
+              name
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
+      }
+    }
+    inventoryItems(first: $first, filter: { quantityBelow: 3 }) {
+      totalCount
+      nodes {
+        petId
+        quantity
+        status
+        pet {
+          __typename
+          name
+          category {
+            name
+          }
+        }
+      }
+    }
+    order(id: $id) {
+      id
+      shipDate
+      pet {
+        inventory {
+          quantity
+        }
+      }
+    }
+    inventory(petId: $id) {
+      quantity
+    }
+    category(id: $id) {
+      a: pets(first: 1) {
+        nodes {
+          id
+        }
+      }
+      b: pets(first: 3, filter: { status: AVAILABLE }) {
+        totalCount
+        edges {
+          cursor
+          node {
+            name
+            orders(first: 1) {
+              nodes {
+                id
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** `nodes` and `edges.node` asking the same response key with other arguments. */
+const TwinPaths = graphql(`
+  query CompiledTwinPaths {
+    categories(first: 4) {
+      nodes {
+        x: pets(first: 1) {
+          nodes {
+            id
+          }
+        }
+      }
+      edges {
+        node {
+          x: pets(first: 2) {
+            nodes {
+              name
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+const TwoAliasesOneRefused = graphql(`
+  query CompiledTwoAliasesOneRefused($id: ID!) {
+    category(id: $id) {
+      a: pets(first: 1) {
+        nodes {
+          id
+        }
+      }
+      b: pets(first: 101) {
+        nodes {
+          id
+        }
+      }
+    }
+  }
+`);
+
 const W1 = graphql(`
   query PlannedPet($id: ID!) {
     pet(id: $id) {
@@ -146,19 +287,26 @@ const W1 = graphql(`
 `);
 
 /**
- * The read planner (src/graphql/planner): root lists read their relations in their own statement
- * and prime the DataLoaders with them. The same database is served by a second app with the planner
- * off (GRAPHQL_READ_PLANNER=false: DataLoaders only), and every answer must be the same bytes.
+ * The read compiler (src/graphql/planner): each root field and everything below it in one statement.
+ * The same database is served by a second app with the planner off (GRAPHQL_READ_PLANNER=false:
+ * DataLoaders only) and a third compiling on graphql-js instead of graphql-jit (GRAPHQL_JIT=false),
+ * and every answer must be the same bytes.
  */
 describe('read planner', () => {
   let t: TestApp;
   let loadersOnly: TestApp;
+  let withoutJit: TestApp;
   let firstCategory: string;
   beforeAll(async () => {
     t = await createTestApp({ auth: 'admin' });
     loadersOnly = await createTestApp({
       auth: 'admin',
       env: { GRAPHQL_READ_PLANNER: 'false' },
+      database: { db: t.db, config: t.config, sql: t.sql, destroy: async () => undefined },
+    });
+    withoutJit = await createTestApp({
+      auth: 'admin',
+      env: { GRAPHQL_JIT: 'false' },
       database: { db: t.db, config: t.config, sql: t.sql, destroy: async () => undefined },
     });
     const categories = [];
@@ -169,20 +317,37 @@ describe('read planner', () => {
       pets.push(await makePet(t, { name: `Pet ${i % 7}`, categoryId: categories[i % 5]!.id, stock: i % 4 }));
     }
     for (let i = 0; i < 30; i++)
-      await insertOrder(t, { petId: i % 10 === 9 ? null : pets[(i * 3) % 40]!.id, complete: i % 3 === 0 });
+      await insertOrder(t, {
+        petId: i % 10 === 9 ? null : pets[(i * 3) % 40]!.id,
+        complete: i % 3 === 0,
+        shipDate: i % 2 === 0 ? new Date(Date.UTC(2026, 0, 1 + i, 12, 30, 0, 123)) : null,
+      });
+    // Ids above 2^53 must come back exact through PostgreSQL's JSON.
+    const big = 9_007_199_254_740_993n;
+    await t.db.prisma.category.create({ data: { id: big, name: 'Big' } });
+    await t.db.prisma.pet.create({
+      data: { id: big, name: 'Big', categoryId: big, inventory: { create: { quantity: 2 } } },
+    });
+    await insertOrder(t, { petId: big, shipDate: new Date(Date.UTC(2026, 5, 1)) });
     // Warm the API-key cache, so counts below are the query's own.
     await t.gqlOk(W1, { id: '1' });
     await loadersOnly.gqlOk(W1, { id: '1' });
-  });
+    // Three apps and their data: minutes on a loaded machine, seconds on a quiet one.
+  }, 240_000);
   afterAll(async () => {
     await loadersOnly.app.close();
+    await withoutJit.app.close();
     await t.close();
   });
 
   async function same<R, V>(doc: TypedDocument<R, V>, variables: V): Promise<R | undefined> {
     const planned = await t.gql(doc, variables);
     const unplanned = await loadersOnly.gql(doc, variables);
+    const graphqlJs = await withoutJit.gql(doc, variables);
     expect(JSON.stringify({ ...planned, headers: undefined })).toBe(
+      JSON.stringify({ ...unplanned, headers: undefined }),
+    );
+    expect(JSON.stringify({ ...graphqlJs, headers: undefined })).toBe(
       JSON.stringify({ ...unplanned, headers: undefined }),
     );
     return planned.data ?? undefined;
@@ -206,6 +371,30 @@ describe('read planner', () => {
     await same(MixedShapes, { skip: true });
     await same(MixedShapes, { skip: false });
     await same(W1, { id: '3' });
+  });
+
+  it('answers every relation, at any depth, exactly as the DataLoaders alone do', async () => {
+    for (const id of ['1', '2', '5', '9', '9007199254740993']) {
+      const first = await same(EveryRelation, { id, first: 2 });
+      const after = first?.pet?.orders.pageInfo.endCursor;
+      if (after) await same(EveryRelation, { id, first: 2, after });
+    }
+    const answer = await same(EveryRelation, { id: '1', first: 5 });
+    expect(answer!.pet!.orders.totalCount).toBeGreaterThan(0);
+    expect(answer!.pet!.orders.edges[0]!.node.shipDate).toBeTruthy();
+    await same(TwinPaths, {});
+    const twins = await t.gqlOk(TwinPaths, {});
+    expect(twins.categories.nodes[0]!.x.nodes).toHaveLength(1);
+    expect(twins.categories.edges[0]!.node.x.nodes).toHaveLength(2);
+  });
+
+  it('reports a refused alias on its own path, the other alias answering', async () => {
+    const reply = await t.gql(TwoAliasesOneRefused, { id: firstCategory });
+    expect(reply.errors).toHaveLength(1);
+    expect(reply.errors![0]).toMatchObject({
+      path: ['category', 'b'],
+      extensions: { code: 'VALIDATION_FAILED' },
+    });
   });
 
   it('leaves a refused nested argument to the nested field, as before', async () => {

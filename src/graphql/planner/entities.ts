@@ -16,11 +16,14 @@
  *   checked as a whole before execution (src/graphql/operation-access.ts, limits.ts); callers that
  *   resolve an abstract field check the scope of `typeName` themselves before calling.
  *
- * Until the compiler lands, this reads through the request's DataLoaders (one batched statement per
- * type; relations below load as they always have).
+ * The read compiler serves it (compiler.ts, `readByKeys`): every scalar column of the type, and every
+ * relation selected below compiled into the same statement. With GRAPHQL_READ_PLANNER=false it reads
+ * through the request's DataLoaders instead (one batched statement per type; relations below load as
+ * they always have).
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context';
+import { readByKeys } from './compiler';
 
 export type EntityType = 'Pet' | 'Category' | 'Order' | 'InventoryItem';
 
@@ -34,10 +37,17 @@ export const ENTITY_KEYS: Record<EntityType, 'id' | 'petId'> = {
 
 export async function readEntities(
   ctx: GraphQLContext,
-  _info: GraphQLResolveInfo,
+  info: GraphQLResolveInfo,
   typeName: EntityType,
   keys: readonly bigint[],
 ): Promise<Array<object | null>> {
+  if (ctx.planReads) {
+    if (keys.length === 0) return [];
+    const rows = await readByKeys(ctx.services, info, typeName, info.fieldNodes, keys);
+    const key = ENTITY_KEYS[typeName];
+    const byKey = new Map(rows.map((row) => [String(row[key]), row]));
+    return keys.map((k) => byKey.get(k.toString()) ?? null);
+  }
   const nullIfError = <T>(value: T | Error): T | null => (value instanceof Error ? null : value);
   switch (typeName) {
     case 'Pet':

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { categoriesPage } from '../../graphql/planner/reads';
+import { readRoot } from '../../graphql/planner/compiler';
+import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
 import { categoryPetsArgs } from '../pets/pet.loaders';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
@@ -13,8 +14,8 @@ import { Category, CategoryConnection } from './category.type';
 @Resolver(() => Category)
 export class CategoryResolver {
   @Query(() => Category, { nullable: true, description: 'A category by id, or null.' })
-  category(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.categoryById.load(id);
+  category(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.planReads ? readRoot(ctx, info) : ctx.loaders.categoryById.load(id);
   }
 
   @Query(() => CategoryConnection, { description: 'Categories by id.' })
@@ -23,7 +24,7 @@ export class CategoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return categoriesPage(ctx, info, page);
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.categories.list(page);
   }
 
   @FieldResolver(() => PetConnection, { description: 'Pets of this category, by id.' })
@@ -32,7 +33,10 @@ export class CategoryResolver {
     @Arg('filter', () => PetFilter, { nullable: true }) filter: PetFilter | null,
     @Args(() => ForwardPageArgs) page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
+    const compiled = compiledField(category, info);
+    if (compiled !== NOT_COMPILED) return compiled;
     return ctx.loaders.petsByCategory.load({ parentId: category.id, args: categoryPetsArgs(filter, page) });
   }
 

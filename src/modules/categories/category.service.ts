@@ -4,7 +4,7 @@ import type { SqlReader } from '../../db/database';
 import { ConflictError, NotFoundError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { descriptionSchema, nameSchema, validate } from '../../common/validation';
-import { paginate, type Page, type PageArgs, type PageExtension, type Sort } from '../../common/pagination';
+import { pageSql, paginate, type Page, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
 
 /**
  * A Category as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
@@ -35,6 +35,9 @@ const byId: Sort<Category> = { id: 'id', keys: [{ field: 'id', column: 'id', dir
 /** The categories table's columns under the model's field names (reads on the SQL reader). */
 const CATEGORY_COLUMNS = Prisma.raw('id, name, description');
 
+/** Categories as rows under the model's field names, for the read compiler's lookups by key. */
+export const CATEGORY_ROWS = { select: 'id, name, description', from: 'categories', key: 'id' } as const;
+
 /** Categories of pets. Names are unique (case-sensitive, after trimming). */
 export class CategoryService {
   constructor(
@@ -55,15 +58,19 @@ export class CategoryService {
     return category ?? null;
   }
 
-  /** A page of categories; `extension` reads related rows in the same statement (src/graphql/planner). */
-  list(args: PageArgs, extension?: PageExtension): Promise<Page<Category>> {
+  /** A page of categories. */
+  list(args: PageArgs): Promise<Page<Category>> {
     return paginate<Category>(
       this.sql,
       { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] },
       byId,
       args,
-      extension,
     );
+  }
+
+  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  listSql(args: PageArgs): PageSql<Category> {
+    return pageSql<Category>({ select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args);
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

@@ -1,4 +1,7 @@
-import { Arg, Authorized, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { readRoot } from '../../graphql/planner/compiler';
+import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -9,8 +12,8 @@ import { InventoryCount, InventoryItem, InventoryItemConnection } from './invent
 @Resolver(() => InventoryItem)
 export class InventoryResolver {
   @Query(() => InventoryItem, { nullable: true, description: "A pet's stock entry, or null." })
-  inventory(@Arg('petId', () => IdScalar) petId: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.inventory.get(petId);
+  inventory(@Arg('petId', () => IdScalar) petId: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.get(petId);
   }
 
   @Query(() => InventoryItemConnection, { description: 'Stock entries by pet id.' })
@@ -18,8 +21,9 @@ export class InventoryResolver {
     @Arg('filter', () => InventoryFilter, { nullable: true }) filter: InventoryFilter | null,
     @Args(() => ForwardPageArgs) page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.services.inventory.list(filter, page);
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.list(filter, page);
   }
 
   @Query(() => [InventoryCount], { description: 'Total stock per pet status; all three statuses are always present.' })
@@ -28,7 +32,9 @@ export class InventoryResolver {
   }
 
   @FieldResolver(() => Pet)
-  pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext) {
+  pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const compiled = compiledField(item, info);
+    if (compiled !== NOT_COMPILED) return compiled;
     return ctx.loaders.petById.load(item.petId);
   }
 

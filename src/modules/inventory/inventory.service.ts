@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { validate } from '../../common/validation';
-import { paginate, type Page, type PageArgs, type Sort } from '../../common/pagination';
+import {
+  pageSql,
+  paginate,
+  type Page,
+  type PageArgs,
+  type PageSql,
+  type ListQuery,
+  type Sort,
+} from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
 import { storeResult, type StoreRow } from '../orders/order.service';
@@ -39,6 +47,16 @@ const byPetId: Sort<InventoryEntry> = {
 const ENTRY_COLUMNS = Prisma.raw('i.pet_id AS "petId", i.quantity, p.status');
 const ENTRIES = Prisma.raw('inventory_items i JOIN pets p ON p.id = i.pet_id');
 
+/** Stock entries as rows under the model's field names, for the read compiler's lookups by key. */
+export const INVENTORY_ROWS = {
+  select: 'i.pet_id AS "petId", i.quantity, p.status',
+  from: 'inventory_items i JOIN pets p ON p.id = i.pet_id',
+  key: 'i.pet_id',
+} as const;
+
+/** Stock rows without the pet's status, for a pet's own entry (the status is the pet row's). */
+export const STOCK_ROWS = { select: 'pet_id AS "petId", quantity', from: 'inventory_items', key: 'pet_id' } as const;
+
 export class InventoryService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -58,11 +76,21 @@ export class InventoryService {
   }
 
   list(filter: InventoryFilterInput | null | undefined, args: PageArgs): Promise<Page<InventoryEntry>> {
+    return paginate<InventoryEntry>(this.sql, this.query(filter), byPetId, args);
+  }
+
+  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  listSql(filter: InventoryFilterInput | null | undefined, args: PageArgs): PageSql<InventoryEntry> {
+    return pageSql<InventoryEntry>(this.query(filter), byPetId, args);
+  }
+
+  /** The one place an inventory filter becomes SQL. */
+  private query(filter: InventoryFilterInput | null | undefined): ListQuery {
     const f = validate(filterSchema, filter);
     const conditions: Prisma.Sql[] = [];
     if (f?.status) conditions.push(Prisma.sql`p.status = ${f.status}::"PetStatus"`);
     if (f?.quantityBelow != null) conditions.push(Prisma.sql`i.quantity < ${f.quantityBelow}`);
-    return paginate<InventoryEntry>(this.sql, { select: ENTRY_COLUMNS, from: ENTRIES, conditions }, byPetId, args);
+    return { select: ENTRY_COLUMNS, from: ENTRIES, conditions };
   }
 
   /** Total stock per pet status; every status is present, 0 when no pet has it. */

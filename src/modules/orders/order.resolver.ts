@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ordersPage } from '../../graphql/planner/reads';
+import { readRoot } from '../../graphql/planner/compiler';
+import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -12,8 +13,8 @@ import { Order, OrderConnection } from './order.type';
 export class OrderResolver {
   @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
-  order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.get(id);
+  order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.get(id);
   }
 
   @Authorized()
@@ -24,11 +25,13 @@ export class OrderResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ordersPage(ctx, info, filter, page);
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.list(filter, page);
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
-  pet(@Root() order: Order, @Ctx() ctx: GraphQLContext) {
+  pet(@Root() order: Order, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const compiled = compiledField(order, info);
+    if (compiled !== NOT_COMPILED) return compiled;
     return order.petId === null ? null : ctx.loaders.petById.load(order.petId);
   }
 

@@ -5,16 +5,17 @@ import { validate } from '../../common/validation';
 import {
   countRows,
   MAX_PAGE_SIZE,
+  pageSql,
   paginate,
   whereClause,
   type ListQuery,
   type Page,
   type PageArgs,
-  type PageExtension,
+  type PageSql,
   type Sort,
 } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
-import { countByParent, loadNestedPages } from '../../common/nested-pages';
+import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
 
@@ -54,6 +55,9 @@ const newOrderSchema = z.object({
 /** Order columns under the model's field names, for reads and for statements that RETURN an order. */
 const ORDER_COLUMNS_TEXT = 'id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete';
 const ORDER_COLUMNS = Prisma.raw(ORDER_COLUMNS_TEXT);
+
+/** Orders as rows under the model's field names, for the read compiler's lookups by key. */
+export const ORDER_ROWS = { select: ORDER_COLUMNS_TEXT, from: 'orders', key: 'id' } as const;
 
 /** Expired idempotency keys are deleted at most this often per process (they are ignored anyway). */
 const KEY_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -167,11 +171,31 @@ export class OrderService {
   }
 
   /**
-   * Orders, newest first, by cursor (GraphQL `orders`); `extension` reads related rows in the same
-   * statement (src/graphql/planner).
+   * Orders, newest first, by cursor (GraphQL `orders`).
    */
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs, extension?: PageExtension): Promise<Page<Order>> {
-    return paginate<Order>(this.sql, this.query(filter), newestFirst, args, extension);
+  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
+    return paginate<Order>(this.sql, this.query(filter), newestFirst, args);
+  }
+
+  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs): PageSql<Order> {
+    return pageSql<Order>(this.query(filter), newestFirst, args);
+  }
+
+  /**
+   * One pet's page of orders (Pet.orders) as SQL, for the read compiler to run as a correlated
+   * subquery per pet: the same rules as `pagesByPet`. `petId` is SQL naming the pet (e.g. `t0.id`).
+   */
+  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>): PageSql<Order> {
+    return nestedPageSql<Order>({
+      table: 'orders',
+      parentColumn: 'pet_id',
+      parent: petId,
+      select: ORDER_COLUMNS_TEXT,
+      conditions: [],
+      sort: newestFirst,
+      args,
+    });
   }
 
   /**

@@ -9,8 +9,8 @@ export interface CategoryPetsArgs {
 }
 
 /**
- * The key of a category's page of pets, built the same way by the resolver (Category.pets) and by
- * the read planner that primes it (src/graphql/planner/reads.ts), so the two always meet.
+ * The key of a category's page of pets (Category.pets on the DataLoader path), so that equal
+ * arguments share one batch.
  */
 export function categoryPetsArgs(
   filter: PetFilterInput | null | undefined,

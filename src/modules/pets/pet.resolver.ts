@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { petsPage } from '../../graphql/planner/reads';
+import { readRoot } from '../../graphql/planner/compiler';
+import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
@@ -14,8 +15,8 @@ import { Pet, PetConnection } from './pet.type';
 @Resolver(() => Pet)
 export class PetResolver {
   @Query(() => Pet, { nullable: true, description: 'A pet by id, or null.' })
-  pet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.petById.load(id);
+  pet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.planReads ? readRoot(ctx, info) : ctx.loaders.petById.load(id);
   }
 
   @Query(() => PetConnection, { description: 'Pets, filtered and sorted (by id unless `orderBy` says otherwise).' })
@@ -26,23 +27,35 @@ export class PetResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return petsPage(ctx, info, filter, orderBy, page);
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.pets.list(filter, orderBy, page);
   }
 
   @FieldResolver(() => Category)
-  async category(@Root() pet: Pet, @Ctx() ctx: GraphQLContext) {
+  category(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const compiled = compiledField(pet, info);
+    if (compiled !== NOT_COMPILED) return compiled;
     return ctx.loaders.categoryById.load(pet.categoryId);
   }
 
   @FieldResolver(() => InventoryItem, { nullable: true, description: 'The stock entry of this pet.' })
-  async inventory(@Root() pet: Pet, @Ctx() ctx: GraphQLContext) {
-    const entry = await ctx.loaders.inventoryByPetId.load(pet.id);
-    return entry && { petId: entry.petId, quantity: entry.quantity, status: pet.status };
+  inventory(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const compiled = compiledField(pet, info);
+    if (compiled !== NOT_COMPILED) return compiled;
+    return ctx.loaders.inventoryByPetId
+      .load(pet.id)
+      .then((entry) => entry && { petId: entry.petId, quantity: entry.quantity, status: pet.status });
   }
 
   @Authorized()
   @FieldResolver(() => OrderConnection, { description: 'Orders for this pet, newest first.' })
-  orders(@Root() pet: Pet, @Args(() => ForwardPageArgs) page: ForwardPageArgs, @Ctx() ctx: GraphQLContext) {
+  orders(
+    @Root() pet: Pet,
+    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const compiled = compiledField(pet, info);
+    if (compiled !== NOT_COMPILED) return compiled;
     return ctx.loaders.ordersByPet.load({ parentId: pet.id, args: { first: page.first, after: page.after } });
   }
 

@@ -3,17 +3,9 @@ import { Prisma, type Pet as PetRow, type PrismaClient } from '../../generated/p
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { nameSchema, searchSchema, validate } from '../../common/validation';
-import {
-  pageWindow,
-  paginate,
-  type Page,
-  type PageArgs,
-  type PageExtension,
-  type PageWindow,
-  type Sort,
-} from '../../common/pagination';
+import { pageSql, paginate, type Page, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
-import { countByParent, loadNestedPages } from '../../common/nested-pages';
+import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
 import { checkInitialStatus, checkManualMove, lockPet, STORE_TX_OPTIONS } from './pet-lifecycle';
 
@@ -80,6 +72,9 @@ const byIdAsc = sortFor(null) as Sort<Pet> & {
 /** The pets table's columns under the model's field names (reads on the SQL reader). */
 const PET_COLUMNS = 'id, name, category_id AS "categoryId", status';
 
+/** Pets as rows under the model's field names, for the read compiler's lookups by key. */
+export const PET_ROWS = { select: PET_COLUMNS, from: 'pets', key: 'id' } as const;
+
 /** `%`, `_` and `\` are LIKE wildcards; a search for them means the characters themselves. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
@@ -108,36 +103,48 @@ export class PetService {
     return pet;
   }
 
-  /** A page of pets; `extension` reads related rows in the same statement (src/graphql/planner). */
+  /** A page of pets. */
   list(
     filter: PetFilterInput | null | undefined,
     order: PetOrderInput | null | undefined,
     args: PageArgs,
-    extension?: PageExtension,
   ): Promise<Page<Pet>> {
     const query = { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) };
-    return paginate<Pet>(this.sql, query, sortFor(order), args, extension);
+    return paginate<Pet>(this.sql, query, sortFor(order), args);
+  }
+
+  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  listSql(
+    filter: PetFilterInput | null | undefined,
+    order: PetOrderInput | null | undefined,
+    args: PageArgs,
+  ): PageSql<Pet> {
+    return pageSql<Pet>(
+      { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) },
+      sortFor(order),
+      args,
+    );
   }
 
   /**
-   * The statement of one category's page of pets (Category.pets), for the planner to run as a
-   * LATERAL subquery per category: `categoryId` is SQL naming the category (e.g. `t.id`). The same
-   * filter, order (by id) and cursor rules as `pagesByCategory`; rows carry PET_COLUMNS.
+   * One category's page of pets (Category.pets) as SQL, for the read compiler to run as a correlated
+   * subquery per category: `categoryId` is SQL naming the category (e.g. `t0.id`). The same filter,
+   * order (by id) and cursor rules as `pagesByCategory`; rows carry PET_COLUMNS.
    */
   categoryPageSql(
     categoryId: Prisma.Sql,
     filter: PetFilterInput | null | undefined,
     args: Pick<PageArgs, 'first' | 'after'>,
-  ): { statement: Prisma.Sql; window: PageWindow; sort: Sort<Pet> } {
-    const window = pageWindow(args, byIdAsc);
-    if (!window.forward) throw new ValidationError('nested lists page forward only (first/after)');
-    const conditions = [Prisma.sql`category_id = ${categoryId}`, ...this.conditions(filter)];
-    if (window.cursor) conditions.push(Prisma.sql`id > ${window.cursor[0] as bigint}`);
-    return {
-      statement: Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE ${Prisma.join(conditions, ' AND ')} ORDER BY id ASC LIMIT ${window.limit + 1}`,
-      window,
+  ): PageSql<Pet> {
+    return nestedPageSql<Pet>({
+      table: 'pets',
+      parentColumn: 'category_id',
+      parent: categoryId,
+      select: PET_COLUMNS,
+      conditions: this.conditions(filter),
       sort: byIdAsc,
-    };
+      args,
+    });
   }
 
   /** One page of pets for each category, in one statement (Category.pets). */

@@ -1,0 +1,113 @@
+/**
+ * `npm run bench:explain`: where PostgreSQL spends its time on each compiled read shape. Seeds the
+ * bench's data set into a fresh PostgreSQL database (seed.ts), executes each shape once through the
+ * real schema with the read compiler on, captures the statement it sends (text and parameters), and
+ * prints `EXPLAIN (ANALYZE, BUFFERS)` of it plus the mean server execution and planning time over
+ * repeated EXPLAIN ANALYZE runs, as markdown (bench/notes/explain.md is its output, annotated).
+ * pg_stat_statements would give the same per-statement figures, but it needs
+ * shared_preload_libraries, which a shared server may not have.
+ *
+ * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
+ * EXPLAIN_RUNS (default 200).
+ */
+import 'reflect-metadata';
+import { execute, parse } from 'graphql';
+import { Client } from 'pg';
+import pino from 'pino';
+import type { Prisma } from '../src/generated/prisma/client';
+import { createDatabase } from '../src/db/database';
+import { createSchema } from '../src/graphql/schema';
+import { createContext } from '../src/graphql/context';
+import { createServices } from '../src/services';
+import { seedPostgres } from './seed';
+import { W1_QUERY, W2_PAGE, W2_QUERY, W3_PAGE, W3_QUERY, W6_PAGE, W6_QUERY } from './workloads';
+
+const SHAPES: { name: string; query: string; variables: Record<string, unknown> }[] = [
+  { name: 'W1 pet(id)', query: W1_QUERY, variables: { id: '17' } },
+  { name: 'W2 pets with category and inventory', query: W2_QUERY, variables: { first: W2_PAGE } },
+  { name: 'W3 orders with pet and its category', query: W3_QUERY, variables: { first: W3_PAGE } },
+  { name: 'W6 categories with pets and inventory', query: W6_QUERY, variables: { first: W6_PAGE, pets: W6_PAGE } },
+  {
+    name: 'U1 filtered, name-ordered pets with a nested page of orders and its count',
+    query:
+      'query U1 { pets(first: 20, orderBy: { field: NAME, direction: DESC }, filter: { status: AVAILABLE }) { totalCount nodes { id name orders(first: 5) { totalCount nodes { id quantity shipDate } } } } }',
+    variables: {},
+  },
+  {
+    name: 'U2 inventory items with their to-one chain',
+    query:
+      'query U2 { inventoryItems(first: 50) { nodes { quantity status pet { id name category { id name } } } pageInfo { endCursor } } }',
+    variables: {},
+  },
+  {
+    name: 'U3 pet(id) with category, inventory and orders',
+    query:
+      'query U3($id: ID!) { pet(id: $id) { name category { name } inventory { quantity } orders(first: 10) { totalCount nodes { id complete } } } }',
+    variables: { id: '17' },
+  },
+];
+
+async function main(): Promise<void> {
+  const adminUrl = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+  const runs = Number(process.env.EXPLAIN_RUNS ?? 200);
+  const data = await seedPostgres(adminUrl);
+  const db = await createDatabase({ kind: 'postgres', url: data.url, poolSize: 2 });
+  const client = new Client({ connectionString: data.url });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+    const captured: Prisma.Sql[] = [];
+    const services = createServices({
+      prisma: db.prisma,
+      sql: { query: (statement) => (captured.push(statement), db.sql.query(statement)) },
+    });
+    const schema = await createSchema();
+    const log = pino({ level: 'silent' });
+    const caller = { keyId: 1n, name: 'explain', scopes: ['admin'] as const };
+    console.log(
+      `# EXPLAIN of the compiled read shapes\n\nBench data set (seed.ts), PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}; mean of ${runs} EXPLAIN ANALYZE runs per statement.\n`,
+    );
+    for (const shape of SHAPES) {
+      captured.length = 0;
+      const contextValue = createContext(
+        services,
+        { id: 'explain', log, caller: { ...caller, scopes: [...caller.scopes] }, headers: {} },
+        { planReads: true },
+      );
+      const result = await execute({
+        schema,
+        document: parse(shape.query),
+        variableValues: shape.variables,
+        contextValue,
+      });
+      if (result.errors) throw new Error(`${shape.name}: ${result.errors.map((e) => e.message).join('; ')}`);
+      console.log(`## ${shape.name}\n\n\`\`\`graphql\n${shape.query}\n\`\`\`\n\nStatements: ${captured.length}\n`);
+      for (const statement of captured) {
+        const values = statement.values as unknown[];
+        const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, values);
+        let execution = 0;
+        let planning = 0;
+        for (let i = 0; i < runs; i++) {
+          const r = await client.query(`EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) ${statement.text}`, values);
+          const [top] = r.rows[0]['QUERY PLAN'] as { 'Execution Time': number; 'Planning Time': number }[];
+          execution += top!['Execution Time'];
+          planning += top!['Planning Time'];
+        }
+        console.log(
+          `Mean execution ${(execution / runs).toFixed(3)} ms, planning ${(planning / runs).toFixed(3)} ms (unprepared; a prepared statement plans once per connection).\n`,
+        );
+        console.log('```sql\n' + statement.text + '\n```\n');
+        console.log('```\n' + plan.rows.map((row) => row['QUERY PLAN']).join('\n') + '\n```\n');
+      }
+    }
+  } finally {
+    await client.end();
+    await db.close();
+    await data.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
