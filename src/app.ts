@@ -19,6 +19,7 @@ import { startStoreEvents } from './modules/events/store-events';
 import { registerErrorHandlers } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
+import { landingRoutes } from './http/landing.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security-headers';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
@@ -163,6 +164,7 @@ export async function buildApp({
   registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
   await app.register(healthRoutes, { db, rateLimitStore: limiter.state, timeoutMs: config.readinessTimeoutMs });
+  await app.register(landingRoutes, { explorer: config.graphql.explorer !== 'off' });
 
   // The REST shim for legacy clients.
   const petsLifecycle: Lifecycle = { ...config.rest.petsPath, successorUrl: '/graphql' };
