@@ -59,7 +59,7 @@ export async function waitForPostgres(url: string, retryMs: number, progress: (m
       await client.end().catch(() => undefined);
       const code = errorCode(error);
       if (code && PERMANENT_PG_CODES.has(code)) throw explainPostgresError(error, url);
-      if (Date.now() + delay > deadline) {
+      if (Date.now() >= deadline) {
         throw new StartupError(
           `Cannot reach the PostgreSQL server of DATABASE_URL (${describeUrl(url)})` +
             (retryMs > 0 ? ` after trying for ${Math.round(retryMs / 1000)} s` : '') +
@@ -81,7 +81,8 @@ export async function waitForPostgres(url: string, retryMs: number, progress: (m
         );
         lastTold = Date.now();
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // The last wait is cut to the deadline, so the last attempt is made at it.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - Date.now()))));
       delay = Math.min(delay * 2, 5_000);
     }
   }
