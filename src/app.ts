@@ -128,7 +128,7 @@ export async function buildApp({
   });
   registerErrorHandlers(app);
   // Request bodies are JSON or nothing: a text/plain, form or multipart POST is 415
-  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (README, "Clients"):
+  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (docs/clients.md):
   // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
   app.removeContentTypeParser('text/plain');
   // gzip or br for every answer over 1 KiB, as Accept-Encoding asks (GraphQL, REST, /openapi.json).

@@ -1,5 +1,5 @@
 /**
- * The GraphQL explorer a browser gets at GET /graphql (EXPLORER, README "Explore the API"):
+ * The GraphQL explorer a browser gets at GET /graphql (EXPLORER, docs/development.md):
  *
  * - `sandbox`: Apollo Sandbox, as Apollo's own landing page shows it, loaded from Apollo's CDN. When
  *   the Sandbox cannot load (offline, behind a proxy, air-gapped), the same page falls back by
