@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKeyWithCli, startServerProcess, type ServerProcess } from './helpers/server-process';
 
-jest.setTimeout(180_000);
+// Every `npm run` block starts npm, the build check and a script: on a loaded machine that is seconds each.
+jest.setTimeout(300_000);
 
 const root = path.resolve(__dirname, '..');
 
