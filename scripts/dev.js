@@ -10,34 +10,47 @@ const path = require('node:path');
 const { TSC_ARGS } = require('./build-if-stale');
 
 const root = path.resolve(__dirname, '..');
-execFileSync(process.execPath, [path.join(__dirname, 'build-if-stale.js')], { cwd: root, stdio: 'inherit' });
 
-const tsc = spawn(
-  process.execPath,
-  [require.resolve('typescript/bin/tsc', { paths: [root] }), ...TSC_ARGS, '--watch', '--preserveWatchOutput'],
-  { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
-);
-const server = spawn(process.execPath, ['--watch', path.join('dist', 'src', 'main.js')], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { LOG_FORMAT: 'pretty', NODE_ENV: 'development', ...process.env },
-});
+/**
+ * How the server runs: Node's `--watch` restarts it on every re-emit, and `--watch-preserve-output`
+ * keeps the terminal as it is (without it each restart clears the screen, wiping the type error tsc
+ * has just printed). Exported for its test (test/unit/dev-loop.test.ts).
+ */
+const SERVER_WATCH_ARGS = ['--watch', '--watch-preserve-output'];
+module.exports = { SERVER_WATCH_ARGS };
 
-let stopping = false;
-const stop = (code) => {
-  if (stopping) return;
-  stopping = true;
-  tsc.kill('SIGTERM');
-  server.kill('SIGTERM');
-  server.once('exit', () => process.exit(code));
-};
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
-tsc.on('exit', (code) => stop(code ?? 1));
-server.on('exit', (code) => {
-  if (!stopping) {
+if (require.main === module) main();
+
+function main() {
+  execFileSync(process.execPath, [path.join(__dirname, 'build-if-stale.js')], { cwd: root, stdio: 'inherit' });
+
+  const tsc = spawn(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc', { paths: [root] }), ...TSC_ARGS, '--watch', '--preserveWatchOutput'],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const server = spawn(process.execPath, [...SERVER_WATCH_ARGS, path.join('dist', 'src', 'main.js')], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { LOG_FORMAT: 'pretty', NODE_ENV: 'development', ...process.env },
+  });
+
+  let stopping = false;
+  const stop = (code) => {
+    if (stopping) return;
     stopping = true;
     tsc.kill('SIGTERM');
-    process.exit(code ?? 1);
-  }
-});
+    server.kill('SIGTERM');
+    server.once('exit', () => process.exit(code));
+  };
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  tsc.on('exit', (code) => stop(code ?? 1));
+  server.on('exit', (code) => {
+    if (!stopping) {
+      stopping = true;
+      tsc.kill('SIGTERM');
+      process.exit(code ?? 1);
+    }
+  });
+}

@@ -19,6 +19,7 @@ import { startStoreEvents } from './modules/events/store-events';
 import { registerErrorHandlers } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
+import { landingRoutes } from './http/landing.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerReadScope } from './http/read-scope';
 import { readRoutingPlugin } from './graphql/read-routing.plugin';
@@ -138,7 +139,7 @@ export async function buildApp({
   });
   registerErrorHandlers(app);
   // Request bodies are JSON or nothing: a text/plain, form or multipart POST is 415
-  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (README, "Clients"):
+  // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (docs/clients.md):
   // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
   app.removeContentTypeParser('text/plain');
   // gzip or br for every answer over 1 KiB, as Accept-Encoding asks (GraphQL, REST, /openapi.json).
@@ -178,6 +179,7 @@ export async function buildApp({
   registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
   await app.register(healthRoutes, { db, rateLimitStore: limiter.state, timeoutMs: config.readinessTimeoutMs });
+  await app.register(landingRoutes, { explorer: config.graphql.explorer !== 'off' });
 
   // The REST shim for legacy clients.
   const petsLifecycle: Lifecycle = { ...config.rest.petsPath, successorUrl: '/graphql' };

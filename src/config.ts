@@ -1,6 +1,6 @@
 /**
  * Configuration: the environment, read once at start, validated, and turned into a typed object.
- * A bad value stops the process with a message naming the variable (see README, "Configuration").
+ * A bad value stops the process with a message naming the variable (docs/configuration.md).
  */
 import path from 'node:path';
 import fs from 'node:fs';
@@ -49,7 +49,7 @@ const origins = z
   })
   .refine((list) => !list.includes('*') || list.length === 1, { message: '* cannot be combined with origins' });
 
-/** Defaults of the deprecation lifecycle of GET /pets/{petId} (README, "REST (legacy paths)"). */
+/** Defaults of the deprecation lifecycle of GET /pets/{petId} (docs/rest.md). */
 export const PETS_PATH_DEPRECATION_DEFAULT = '2026-11-01T00:00:00Z';
 export const PETS_PATH_SUNSET_DEFAULT = '2027-07-01T00:00:00Z';
 export const DEPRECATION_DOCS_URL_DEFAULT = '/docs#/Pets/getPetById';
@@ -89,7 +89,7 @@ const envSchema = z
     DB_POOL_SIZE: int(1, 200).default(10),
     DB_STARTUP_RETRY_MS: int(0, 3_600_000).default(30_000),
     EXPLORER: z.enum(['sandbox', 'graphiql', 'off']).optional(),
-    // Bounds on every wait for PostgreSQL (README, "Failure behaviour").
+    // Bounds on every wait for PostgreSQL (docs/operations.md).
     DB_CONNECT_TIMEOUT_MS: int(100, 600_000).default(5_000),
     DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(15_000),
     READINESS_TIMEOUT_MS: int(100, 60_000).default(2_000),
@@ -97,11 +97,11 @@ const envSchema = z
     GRAPHQL_INTROSPECTION: bool.optional(),
     GRAPHQL_JIT: bool.default(true),
     GRAPHQL_READ_PLANNER: bool.default(true),
-    // Operations in one batched request (a JSON array); 1 turns batching off (README, "Clients").
+    // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
     GRAPHQL_BATCH_MAX: int(1, 100).default(10),
     SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
     TRUST_PROXY: bool.default(false),
-    // Limits (README, "API keys, scopes and limits").
+    // Limits (docs/keys-scopes-limits.md).
     BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
     REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
     GRAPHQL_MAX_DEPTH: int(1, 100).default(10),
@@ -123,14 +123,14 @@ const envSchema = z
     PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
     DEPRECATION_DOCS_URL: linkTarget.default(DEPRECATION_DOCS_URL_DEFAULT),
     CORS_ORIGINS: origins.default([]),
-    // GraphQL subscriptions over WebSocket (README, "Subscriptions").
+    // GraphQL subscriptions over WebSocket (docs/subscriptions.md).
     SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(20),
     SUBSCRIPTION_CONNECTIONS_PER_KEY: int(1, 1_000_000).default(50),
     SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(100),
     SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
     SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
     SUBSCRIPTION_MAX_BUFFERED_BYTES: int(16 * 1024, 256 * 1024 * 1024).default(1024 * 1024),
-    // Observability (README, "Operations").
+    // Observability (docs/operations.md).
     METRICS_PORT: int(0, 65535).default(0),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     METRICS_MAX_OPERATION_NAMES: int(1, 10_000).default(100),

@@ -9,9 +9,10 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadConfig, readEnvFile, type Config } from './config';
 import { buildApp } from './app';
+import { seedDemoData } from './db/demo-seed';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
-import { explainStartupError, StartupError } from './startup';
+import { checkPortFree, explainStartupError, StartupError } from './startup';
 import { readManifest, TrustedDocumentsError } from './graphql/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       throw error;
     }
   }
+  await checkPortFree(config.host, config.port);
   const db = await openDatabase(config, {
     progress: (msg) => log.info(msg),
     warn: (msg) => log.warn(msg),
@@ -113,7 +115,11 @@ async function main(): Promise<void> {
   if (config.database.kind === 'pglite' && config.database.dataDir) {
     const socket = adminSocketPath(config.database.dataDir);
     if (socket.length <= MAX_SOCKET_PATH) {
-      adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log));
+      adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log), async () => {
+        const line = await seedDemoData(db);
+        app.log.info(line);
+        return line;
+      });
     } else {
       app.log.warn(
         { socket },
@@ -128,7 +134,16 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // A failure a person can fix is one line naming the setting and the fix; anything else in full.
-  console.error(explainStartupError(error, startingConfig) ?? error);
+  // A failure a person can fix is one line naming the setting and the fix. Anything else is one line
+  // too (a stack on a first start reads as a crash of the tool, not as a message); its stack follows
+  // at LOG_LEVEL=debug (or trace).
+  const explained = explainStartupError(error, startingConfig);
+  if (explained) console.error(explained);
+  else {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    console.error(`petstore gateway could not start: ${message}`);
+    if (/^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '')) console.error(error);
+    else console.error('(run with LOG_LEVEL=debug for the details)');
+  }
   process.exit(1);
 });

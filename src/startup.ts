@@ -4,6 +4,7 @@
  * answered by one line naming the setting and the fix, instead of a stack.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, type Config } from './config';
@@ -25,6 +26,9 @@ export function describeUrl(url: string): string {
     return 'DATABASE_URL';
   }
 }
+
+/** How often the wait for PostgreSQL says it is still waiting. */
+const WAIT_PROGRESS_MS = 5_000;
 
 /** PostgreSQL errors that waiting will not fix: wrong database, user or password, or a bad URL. */
 const PERMANENT_PG_CODES = new Set(['3D000', '28P01', '28000', '42501']);
@@ -51,9 +55,11 @@ export async function waitForPostgres(
     startupParameters?: Record<string, number>;
   } = {},
 ): Promise<void> {
-  const deadline = Date.now() + retryMs;
+  const started = Date.now();
+  const deadline = started + retryMs;
   let delay = 250;
   let told = false;
+  let lastTold = 0;
   for (;;) {
     const client = new Client({
       connectionString: driverUrl(url),
@@ -72,7 +78,7 @@ export async function waitForPostgres(
       if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error)) {
         throw explainPostgresError(error, url, variable);
       }
-      if (Date.now() + delay > deadline) {
+      if (Date.now() >= deadline) {
         throw new StartupError(
           `Cannot reach the PostgreSQL server of ${variable} (${describeUrl(url)})` +
             (retryMs > 0 ? ` after trying for ${Math.round(retryMs / 1000)} s` : '') +
@@ -84,8 +90,18 @@ export async function waitForPostgres(
       if (!told) {
         progress(`waiting for PostgreSQL at ${describeUrl(url)} (${(error as Error).message || code}); retrying`);
         told = true;
+        lastTold = Date.now();
+      } else if (Date.now() - lastTold >= WAIT_PROGRESS_MS) {
+        // A line every few seconds, so a long wait is never silence.
+        const waited = Math.round((Date.now() - started) / 1000);
+        progress(
+          `still waiting for PostgreSQL at ${describeUrl(url)}: ${waited} s of ${Math.round(retryMs / 1000)} s ` +
+            `(DB_STARTUP_RETRY_MS); last error: ${(error as Error).message || code}`,
+        );
+        lastTold = Date.now();
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // The last wait is cut to the deadline, so the last attempt is made at it.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - Date.now()))));
       delay = Math.min(delay * 2, 5_000);
       continue;
     }
@@ -150,6 +166,12 @@ export function checkDataDirWritable(dataDir: string): void {
     fs.accessSync(path.dirname(dataDir), fs.constants.W_OK);
   } catch (error) {
     const code = errorCode(error);
+    if (code === 'EEXIST' || (code === 'ENOTDIR' && isFile(dataDir))) {
+      throw new StartupError(
+        `PGLITE_DATA_DIR (${dataDir}) names a file, not a directory. ` +
+          'Set PGLITE_DATA_DIR to a directory (it is created when missing), or move the file away.',
+      );
+    }
     if (code && FILE_ACCESS_CODES.has(code)) {
       throw new StartupError(
         `Cannot write the embedded database directory ${dataDir} (PGLITE_DATA_DIR): ${code}. ` +
@@ -158,6 +180,28 @@ export function checkDataDirWritable(dataDir: string): void {
     }
     throw error;
   }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fails with the port-in-use line (explainStartupError) when `host:port` cannot be listened on, so
+ * that a port clash is said at once, before the database is opened, created or migrated (seconds on a
+ * first start). The server listens for real later; a port taken in between still gets the same line.
+ */
+export function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /**

@@ -1,17 +1,20 @@
 /**
- * The README's walkthrough runs as written: every fenced block whose info string says
- * `walkthrough` (```sh walkthrough, ```graphql walkthrough) is run in order against a fresh, seeded
- * server process: shell blocks through bash (with KEY set as the README tells the reader to, and the
- * server's address in place of localhost:4000), GraphQL blocks POSTed to /graphql with the key.
- * Blocks without the marker (other sections, placeholders) are left alone.
+ * The documentation's walkthrough runs as written: every fenced block whose info string says
+ * `walkthrough` (```sh walkthrough, ```graphql walkthrough) in README.md and docs/*.md is run in order
+ * (README.md, then docs/getting-started.md, then the other pages by name) against a fresh server
+ * process, started before anything is seeded (the docs seed through the running server): shell blocks
+ * through bash (with KEY set as the docs tell the reader to, and the server's address in place of
+ * localhost:4000), GraphQL blocks POSTed to /graphql with the key. Blocks without the marker
+ * (placeholders, illustrations) are left alone.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKeyWithCli, runScript, startServerProcess, type ServerProcess } from './helpers/server-process';
+import { createApiKeyWithCli, startServerProcess, type ServerProcess } from './helpers/server-process';
 
-jest.setTimeout(180_000);
+// Every `npm run` block starts npm, the build check and a script: on a loaded machine that is seconds each.
+jest.setTimeout(300_000);
 
 const root = path.resolve(__dirname, '..');
 
@@ -19,9 +22,21 @@ export interface Block {
   lang: string;
   code: string;
   line: number;
+  /** The file it is in (set by the suite; walkthroughBlocks leaves it unset). */
+  file?: string;
 }
 
-/** The README's fenced blocks marked `walkthrough`, in order. */
+/** The markdown files whose walkthrough blocks run, in the order they run (paths from the project root). */
+export function documentationFiles(): string[] {
+  const docs = fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort((a, b) => (a === 'getting-started.md' ? -1 : b === 'getting-started.md' ? 1 : a.localeCompare(b)))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
+
+/** A markdown file's fenced blocks marked `walkthrough`, in order. */
 export function walkthroughBlocks(markdown: string): Block[] {
   const blocks: Block[] = [];
   const fence = /^```(\w+)[ \t]+walkthrough[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
@@ -45,15 +60,13 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
   });
 }
 
-describe('the README walkthrough', () => {
+describe('the walkthrough of the README and docs/', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-readme-'));
   const env = { PGLITE_DATA_DIR: path.join(dataDir, 'data') };
   let server: ServerProcess;
   let key: string;
   beforeAll(async () => {
-    // Step 1 of the walkthrough: seed, then start.
-    const seeded = await runScript('prisma/seed.js', [], env);
-    expect(seeded.stdout).toMatch(/seeded 5 categories and 17 pets/);
+    // As a reader does: start first; the walkthrough seeds through the running server.
     server = await startServerProcess(env);
     key = (await createApiKeyWithCli(['admin'], env)).authorization.replace('Bearer ', '');
   });
@@ -62,7 +75,14 @@ describe('the README walkthrough', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const blocks = walkthroughBlocks(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+  const blocks = documentationFiles().flatMap((file) =>
+    walkthroughBlocks(fs.readFileSync(path.join(root, file), 'utf8')).map((b) => ({ ...b, file })),
+  );
+
+  it('seeds through the running server, in the order the docs give', async () => {
+    const seed = blocks.find((b) => b.code.includes('db:seed'));
+    expect(seed && blocks.indexOf(seed)).toBe(0);
+  });
 
   it('has shell and GraphQL blocks to run', () => {
     expect(blocks.filter((b) => b.lang === 'sh').length).toBeGreaterThanOrEqual(3);
@@ -73,7 +93,7 @@ describe('the README walkthrough', () => {
   it('runs every block in order, as written, without an error', async () => {
     const failures: string[] = [];
     for (const block of blocks) {
-      const where = `README.md:${block.line} (${block.lang})`;
+      const where = `${block.file}:${block.line} (${block.lang})`;
       if (block.lang === 'graphql') {
         const res = await fetch(`${server.url}/graphql`, {
           method: 'POST',
@@ -106,8 +126,8 @@ describe('the README walkthrough', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ query: block.code }),
       });
-      expect({ line: block.line, body: await res.json() }).toEqual({
-        line: block.line,
+      expect({ where: `${block.file}:${block.line}`, body: await res.json() }).toEqual({
+        where: `${block.file}:${block.line}`,
         body: { data: expect.anything() },
       });
     }
@@ -119,8 +139,12 @@ describe('the README walkthrough', () => {
         KEY: key,
         ...env,
       });
-      expect({ line: block.line, code, error: /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out) }).toEqual({
-        line: block.line,
+      expect({
+        where: `${block.file}:${block.line}`,
+        code,
+        error: /"errors"\s*:|"code"\s*:\s*"[A-Z_]+"/.test(out),
+      }).toEqual({
+        where: `${block.file}:${block.line}`,
         code: 0,
         error: false,
       });

@@ -231,7 +231,7 @@ export function startupParameters(config: PostgresConfig): {
 }
 
 /**
- * Every wait for PostgreSQL is bounded (README, "Failure behaviour"): a pooled connection within
+ * Every wait for PostgreSQL is bounded (docs/operations.md): a pooled connection within
  * `connectTimeoutMs` (pg's default waits forever), each statement within `statementTimeoutMs` on the
  * server (statement_timeout) and on the client (query_timeout, for a server that does not answer at
  * all), and a transaction left open between statements is ended by the server

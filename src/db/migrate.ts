@@ -1,6 +1,6 @@
 /**
  * The migration runner. Prisma's own `migrate deploy` needs a native schema engine that these
- * machines cannot download (README, "Migrations"), so the service applies Prisma's migration folders
+ * machines cannot download (docs/operations.md), so the service applies Prisma's migration folders
  * itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
  * columns and SHA-256 checksums that Prisma writes, so `prisma migrate status` agrees elsewhere.
  */

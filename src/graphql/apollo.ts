@@ -67,7 +67,7 @@ export async function createApollo(
     // forgery needs an ambient credential (a cookie); this service accepts Bearer keys only, and a
     // browser sends an Authorization header cross-site only after a CORS preflight. What stays
     // refused: a mutation over GET (405, Apollo), and a POST whose body is not JSON (415: Fastify has
-    // no parser for text/plain, form or multipart bodies, see app.ts). README "Clients".
+    // no parser for text/plain, form or multipart bodies, see app.ts). docs/clients.md, CSRF.
     csrfPrevention: false,
     // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
     // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).

@@ -156,7 +156,7 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
- * The HTTP status rule (README, "API keys, scopes and limits"): a response that carries `data` (an
+ * The HTTP status rule (docs/graphql-api.md, "The HTTP status rule"): a response that carries `data` (an
  * operation that was executed, even when `data` is null) is 200, whatever its errors; errors met
  * while executing say their own status in `extensions.status`. A response without `data` (the
  * request was refused before execution: parse, validation, limits, access, persisted queries) is

@@ -106,7 +106,13 @@
           '# Protected operations need an API key (npm run apikey -- create ...):\n' +
           '# open "Headers" below and enter {"Authorization": "Bearer pk_..."}\n\n' +
           'query Pets {\n  pets(first: 5) {\n    totalCount\n    nodes { id name status }\n  }\n}\n';
-        if (note && window.console) window.console.info(note);
+        if (note) {
+          // Said on the page, not only in the console: the reader should know why this is not the Sandbox.
+          var notice = document.getElementById('explorer-notice');
+          notice.textContent = note + '.';
+          notice.hidden = false;
+          if (window.console) window.console.info(note);
+        }
         status.remove();
         window.ReactDOM.createRoot(root).render(
           window.React.createElement(window.GraphiQL, {

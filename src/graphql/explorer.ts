@@ -1,5 +1,5 @@
 /**
- * The GraphQL explorer a browser gets at GET /graphql (EXPLORER, README "Explore the API"):
+ * The GraphQL explorer a browser gets at GET /graphql (EXPLORER, docs/development.md):
  *
  * - `sandbox`: Apollo Sandbox, as Apollo's own landing page shows it, loaded from Apollo's CDN. When
  *   the Sandbox cannot load (offline, behind a proxy, air-gapped), the same page falls back by
@@ -118,13 +118,18 @@ export function explorerHtml(explorer: Exclude<Explorer, 'off'>): string {
     <meta name="viewport" content="width=device-width,initial-scale=1" />
     <title>Petstore GraphQL explorer</title>
     <link rel="stylesheet" href="${EXPLORER_ASSETS}graphiql.min.css" />
+    <link rel="icon" href="/favicon.ico" />
     <style>
-      html, body, #explorer { height: 100%; margin: 0; }
+      html, body { height: 100%; margin: 0; }
+      body { display: flex; flex-direction: column; }
+      #explorer { flex: 1; min-height: 0; }
       #explorer iframe { height: 100%; width: 100%; border: none; }
       #explorer-status { font-family: system-ui, sans-serif; padding: 1rem; color: #555; }
+      #explorer-notice { font-family: system-ui, sans-serif; font-size: 0.9rem; padding: 0.4rem 1rem; background: #fff4ce; color: #4a3b00; border-bottom: 1px solid #e0c866; }
     </style>
   </head>
   <body>
+    <div id="explorer-notice" role="status" hidden></div>
     <div id="explorer-status">Loading the GraphQL explorer ...</div>
     <div id="explorer" ${attrs}></div>
     <script src="${EXPLORER_ASSETS}explorer.browser.js"></script>

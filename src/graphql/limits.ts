@@ -1,5 +1,5 @@
 /**
- * Limits on what one GraphQL operation may ask for, each configuration (README, "Limits"):
+ * Limits on what one GraphQL operation may ask for, each configuration (docs/keys-scopes-limits.md):
  *
  * - tokens: graphql-js's own `maxTokens` parse option (the graphql-armor max-tokens check, upstreamed
  *   into graphql-js); parsing stops at the limit, so a huge document costs no more than the limit.

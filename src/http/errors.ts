@@ -125,10 +125,33 @@ function collectRoutes(app: FastifyInstance): (path: string) => string[] {
   };
 }
 
+/** The one body type this server parses (text/plain is removed on purpose: app.ts, the CSRF rule). */
+export const ACCEPTED_BODY_TYPE = 'application/json';
+
+/**
+ * The 415 of a body that is not JSON, with the hint Fastify's "Unsupported Media Type" lacks: which
+ * type was sent, and which is accepted (also as `Accept-Post`, the header that lists them).
+ */
+function unsupportedMediaType(request: FastifyRequest, reply: FastifyReply): ErrorBody {
+  const sent = request.headers['content-type'];
+  reply.header('accept-post', ACCEPTED_BODY_TYPE);
+  const alternative = request.url.startsWith('/graphql') ? ' (or send a query with GET)' : '';
+  return {
+    code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    message:
+      `Unsupported Media Type: ${sent ? `Content-Type "${sent}"` : 'no Content-Type'} is not accepted; ` +
+      `send the body as JSON with "Content-Type: ${ACCEPTED_BODY_TYPE}"${alternative}`,
+    status: 415,
+  };
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   const allowedMethods = collectRoutes(app);
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof UnauthenticatedError) reply.header('www-authenticate', error.challenge);
+    if ((error as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(request, reply, unsupportedMediaType(request, reply));
+    }
     let body = errorBody(error);
     if (!body) {
       request.log.error({ err: error }, 'unexpected error');

@@ -41,10 +41,23 @@ export function helmetHeaders(options: Readonly<HelmetOptions> = {}): Record<str
   return headers;
 }
 
+/**
+ * helmet's CSP without `upgrade-insecure-requests`, for answers over plain http. That directive makes a
+ * browser fetch every asset of the page over https: a page opened at `http://<address>:4000/docs` (a
+ * VM, a container, the address the server logs) then loads none of its scripts and stays blank. On
+ * https it stays (mixed content is then upgraded, as helmet intends).
+ */
+const PLAIN_HTTP_CSP: Readonly<HelmetOptions> = {
+  contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+};
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  const all = helmetHeaders();
+  const overHttps = helmetHeaders();
+  const overHttp = helmetHeaders(PLAIN_HTTP_CSP);
   const withoutCsp = helmetHeaders({ contentSecurityPolicy: false });
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers(request.routeOptions.config?.contentSecurityPolicy === false ? withoutCsp : all);
+    if (request.routeOptions.config?.contentSecurityPolicy === false) reply.headers(withoutCsp);
+    // request.protocol honours X-Forwarded-Proto behind a proxy when TRUST_PROXY is set.
+    else reply.headers(request.protocol === 'https' ? overHttps : overHttp);
   });
 }

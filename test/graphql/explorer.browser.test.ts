@@ -79,6 +79,10 @@ describeIf(fs.existsSync(CHROMIUM), NEEDS_CHROMIUM(CHROMIUM))('the explorer at G
     await page.goto(`${base}/graphql`);
     const text = await runQuery(page, '{ categories(first: 5) { nodes { name description } } }', 'Offline birds');
     expect(text).toContain('seen without internet');
+    // The page says, visibly, that this is the local GraphiQL because the Sandbox could not load.
+    const notice = page.locator('#explorer-notice');
+    expect(await notice.isVisible()).toBe(true);
+    expect(await notice.innerText()).toMatch(/Apollo Sandbox cannot be loaded.*local GraphiQL/);
     // The only request that tried to leave was the Sandbox's script, and it was refused.
     expect(outside.every((u) => u.startsWith('https://embeddable-sandbox.cdn.apollographql.com/'))).toBe(true);
     expect(outside.length).toBeGreaterThan(0);
@@ -92,6 +96,8 @@ describeIf(fs.existsSync(CHROMIUM), NEEDS_CHROMIUM(CHROMIUM))('the explorer at G
     await page.goto(`${base}/graphql`);
     // Without a key a protected query is refused...
     expect(await runQuery(page, '{ orders(first: 1) { totalCount } }', 'UNAUTHENTICATED')).toContain('UNAUTHENTICATED');
+    // GraphiQL was asked for: no fallback notice.
+    expect(await page.locator('#explorer-notice').isVisible()).toBe(false);
     // ... and with the admin key typed into the headers editor it runs.
     await page.getByText('Headers', { exact: true }).click();
     const headers = page.locator('.graphiql-editor-tool .CodeMirror').last();

@@ -3,6 +3,7 @@
  * processes show: several gateways on one database, signals, a real port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -35,10 +36,41 @@ async function freePort(): Promise<number> {
 const serverEntry = process.env.PETSTORE_SERVER_ENTRY ?? path.join(root, 'dist', 'src', 'main.js');
 
 /**
+ * Puts a copy of the run's migrated data directory (test/helpers/global-setup.ts) at `dataDir` when
+ * no embedded database is there yet, so a process starting on it opens an existing database (well
+ * under a second) instead of creating one and applying every migration (seconds of CPU, each time).
+ * Returns whether it copied. Nothing happens without the template (a PostgreSQL run) or when `dataDir`
+ * already holds a database.
+ */
+export function prepareDataDir(dataDir: string): boolean {
+  const template = process.env.PETSTORE_TEST_DATA_TEMPLATE;
+  if (!template || !fs.existsSync(template) || fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return false;
+  fs.cpSync(template, dataDir, { recursive: true });
+  return true;
+}
+
+/** The embedded data directory `env` names, when it uses the embedded database. */
+const embeddedDataDir = (env: Record<string, string>): string | null =>
+  env.PGLITE_DATA_DIR && !env.DATABASE_URL ? path.resolve(root, env.PGLITE_DATA_DIR) : null;
+
+export interface StartServerOptions {
+  /**
+   * `true` to let the process create and migrate its embedded database itself (what a first start
+   * does, for tests of that). By default a new PGLITE_DATA_DIR gets a copy of the migrated template.
+   */
+  freshDatabase?: boolean;
+}
+
+/**
  * Starts the built server on a free port. NODE_ENV is `test` unless `env` sets it: shutdown and
  * other process behaviour must also be tested as `production` and `development` run.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: StartServerOptions = {},
+): Promise<ServerProcess> {
+  const dataDir = embeddedDataDir(env);
+  if (dataDir && !options.freshDatabase) prepareDataDir(dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, [serverEntry], {
     cwd: root,
@@ -106,6 +138,9 @@ export async function createApiKeyWithCli(
   scopes: string[],
   env: Record<string, string>,
 ): Promise<Record<string, string>> {
+  // The key's database need not be created by the CLI: a copy of the migrated template will do.
+  const dataDir = embeddedDataDir(env);
+  if (dataDir) prepareDataDir(dataDir);
   const result = await runApiKeyCli(['create', '--name', 'test', '--scopes', scopes.join(',')], env);
   if (result.code !== 0) throw new Error(`apikey create failed: ${result.stderr}`);
   return { authorization: `Bearer ${result.stdout.trim().split('\n').at(-1)}` };

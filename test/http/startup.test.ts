@@ -35,7 +35,7 @@ const noStack = (lines: string[]) => expect(lines.filter((l) => /^\s+at /.test(l
 describe('starting the service', () => {
   it('says what it does: creating the database, each migration, and where it is ready', async () => {
     const dataDir = path.join(tmp, 'fresh');
-    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir }, { freshDatabase: true });
     await server.stop();
     const messages = server.output.map((l) => JSON.parse(l) as { msg: string; graphql?: string });
     const count = fs
@@ -65,6 +65,8 @@ describe('starting the service', () => {
       expect(lines).toEqual([
         expect.stringMatching(new RegExp(`^Port ${portOf(holder)} on 127\\.0\\.0\\.1 is already in use.*set PORT`)),
       ]);
+      // Said before any database work: the embedded database was not even created.
+      expect(fs.existsSync(path.join(tmp, 'port'))).toBe(false);
     } finally {
       holder.close();
     }
@@ -79,6 +81,50 @@ describe('starting the service', () => {
     expect(lines).toEqual([
       expect.stringMatching(/^Cannot write the embedded database directory .*\(PGLITE_DATA_DIR\): ENOTDIR\..*writable/),
     ]);
+  });
+
+  it('answers a PGLITE_DATA_DIR that names a file with one line', async () => {
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, 'not a database');
+    const { code, lines } = await failedStart({ PGLITE_DATA_DIR: file });
+    expect(code).toBe(1);
+    expect(lines).toEqual([expect.stringMatching(/^PGLITE_DATA_DIR \(.*a-file\) names a file, not a directory\./)]);
+  });
+
+  it('answers an unexpected failure with one line, and its stack only at LOG_LEVEL=debug', async () => {
+    // ENV_FILE naming a directory: a failure nobody wrote a message for (Node's .env reader throws).
+    const quiet = await failedStart({ ENV_FILE: tmp });
+    expect(quiet.code).toBe(1);
+    expect(quiet.lines).toEqual([
+      expect.stringMatching(/^petstore gateway could not start: \w*Error: .+/),
+      '(run with LOG_LEVEL=debug for the details)',
+    ]);
+    const debug = await failedStart({ ENV_FILE: tmp, LOG_LEVEL: 'debug' });
+    expect(debug.lines[0]).toMatch(/^petstore gateway could not start: \w*Error: .+/);
+    expect(debug.lines.some((l) => /^\s+at /.test(l))).toBe(true);
+  });
+
+  it('says it is still waiting every few seconds while PostgreSQL does not answer', async () => {
+    const closed = await listeningServer();
+    const port = portOf(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await runScript('src/main.js', [], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `postgresql://petstore@127.0.0.1:${port}/petstore`,
+      DB_STARTUP_RETRY_MS: '11000',
+    });
+    expect(result.code).toBe(1);
+    const messages = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages[0]).toMatch(/^waiting for PostgreSQL at .*; retrying$/);
+    expect(
+      messages.filter((m) => /^still waiting for PostgreSQL at .*: \d+ s of 11 s \(DB_STARTUP_RETRY_MS\)/.test(m))
+        .length,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('answers a damaged data directory with one line naming PGLITE_DATA_DIR', async () => {

@@ -4,6 +4,7 @@
  * Skipped (with a message) where /usr/bin/chromium is missing; CI installs it (.ci/run).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { chromium, type Browser } from 'playwright-core';
 import { describeIf, NEEDS_CHROMIUM } from '../helpers/describe-if';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -60,4 +61,30 @@ describeIf(haveChromium, NEEDS_CHROMIUM(CHROMIUM))('GET /docs in a browser', () 
 
     expect(outside).toEqual([]);
   });
+
+  /** An IPv4 address of this machine that is not loopback (what a VM or container is reached by). */
+  const externalAddress = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+  (externalAddress ? it : it.skip)(
+    'renders over plain http when opened by IP address, not only on localhost',
+    async () => {
+      // A browser treats localhost as secure but not an IP address: there a CSP with
+      // upgrade-insecure-requests would fetch the page's scripts over https, and the page stayed blank.
+      const other = await createTestApp();
+      try {
+        const port = new URL(await other.app.listen({ host: '0.0.0.0', port: 0 })).port;
+        const page = await browser.newPage();
+        const failed: string[] = [];
+        page.on('requestfailed', (r) => failed.push(r.url()));
+        await page.goto(`http://${externalAddress}:${port}/docs`);
+        await page.locator('.opblock', { hasText: '/store/orders' }).waitFor({ timeout: 30_000 });
+        expect(failed.filter((u) => u.startsWith('https:'))).toEqual([]);
+        await page.close();
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });

@@ -28,8 +28,15 @@ interface SocketReply {
   error?: string;
 }
 
-/** Serves the API-key commands on `socketPath` until the returned instance is closed. */
-export async function startAdminSocket(socketPath: string, keys: ApiKeyService): Promise<FastifyInstance> {
+/**
+ * Serves the API-key commands on `socketPath` until the returned instance is closed; with `seed`, also
+ * `npm run db:seed` (POST /seed: runs it and answers its output line).
+ */
+export async function startAdminSocket(
+  socketPath: string,
+  keys: ApiKeyService,
+  seed?: () => Promise<string>,
+): Promise<FastifyInstance> {
   // The caller holds the data-directory lock, so a socket file left here is a dead server's.
   fs.rmSync(socketPath, { force: true });
   const admin = Fastify({ logger: false });
@@ -42,6 +49,7 @@ export async function startAdminSocket(socketPath: string, keys: ApiKeyService):
       throw error;
     }
   });
+  if (seed) admin.post('/seed', async (): Promise<SocketReply> => ({ lines: [await seed()] }));
   await admin.listen({ path: socketPath });
   fs.chmodSync(socketPath, 0o600);
   return admin;
@@ -49,9 +57,18 @@ export async function startAdminSocket(socketPath: string, keys: ApiKeyService):
 
 /** Sends one command to a running server's admin socket; resolves with its output lines. */
 export function sendToAdminSocket(socketPath: string, cmd: ApiKeyCommand): Promise<string[]> {
+  return postToAdminSocket(socketPath, '/apikey', cmd);
+}
+
+/** Asks a running server to seed the demo catalogue (`npm run db:seed`); resolves with its output lines. */
+export function sendSeedToAdminSocket(socketPath: string): Promise<string[]> {
+  return postToAdminSocket(socketPath, '/seed', {});
+}
+
+function postToAdminSocket(socketPath: string, path: string, payload: unknown): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { socketPath, path: '/apikey', method: 'POST', headers: { 'content-type': 'application/json' } },
+      { socketPath, path, method: 'POST', headers: { 'content-type': 'application/json' } },
       (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
@@ -67,7 +84,7 @@ export function sendToAdminSocket(socketPath: string, cmd: ApiKeyCommand): Promi
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify(cmd));
+    req.end(JSON.stringify(payload));
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Store events: what GraphQL subscriptions deliver (README, "Subscriptions").
+ * Store events: what GraphQL subscriptions deliver (docs/subscriptions.md).
  *
  * The database publishes them itself: row triggers created by the `store_events` migration call
  * `pg_notify('store_events', <json>)` inside the writing transaction, so PostgreSQL delivers an event

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` for placeOrder (README, "Store rules"). A key is claimed by inserting its row in
+ * `Idempotency-Key` for placeOrder (docs/store-rules.md). A key is claimed by inserting its row in
  * the same transaction that places the order (the SQL function `store_place_order`, migration
  * 20261122170000_store_functions, which also records the order on it), so:
  * - a retry with the same key and the same request gets the first order back;

@@ -1,5 +1,5 @@
 /**
- * The pet-status lifecycle (README, "Store rules"). Every change to a pet's stock, its open orders or
+ * The pet-status lifecycle (docs/store-rules.md). Every change to a pet's stock, its open orders or
  * its status runs inside one transaction:
  *
  *   1. take the pet's row lock (`SELECT ... FOR UPDATE`, `lockPet` here), so every change to one pet
