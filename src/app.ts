@@ -172,7 +172,7 @@ export async function buildApp({
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const schema = await createSchema();
+  const schema = await createSchema({ federation: config.graphql.federation });
   const apollo = await createApollo(config, {
     schema,
     plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],

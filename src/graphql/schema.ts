@@ -10,6 +10,7 @@ import { authChecker } from './auth-checker';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
+import { federateSchema } from './federation';
 
 export const resolvers = [
   PetResolver,
@@ -19,8 +20,11 @@ export const resolvers = [
   StoreEventsResolver,
 ] as const;
 
-/** Builds the executable schema. `schema.graphql` at the top level is its committed print. */
-export async function createSchema(): Promise<GraphQLSchema> {
+/**
+ * Builds the executable schema. `schema.graphql` at the top level is its committed print. With
+ * `federation`, the same schema plus the subgraph's `_entities` and `_service` (federation.ts).
+ */
+export async function createSchema({ federation = false }: { federation?: boolean } = {}): Promise<GraphQLSchema> {
   const schema = await buildSchema({
     resolvers,
     // Inputs are validated by the services (shared with REST), not by class-validator.
@@ -41,5 +45,6 @@ export async function createSchema(): Promise<GraphQLSchema> {
       },
     },
   });
-  return labelStability(resolveTotalCounts(schema));
+  const plain = labelStability(resolveTotalCounts(schema));
+  return federation ? federateSchema(plain) : plain;
 }
