@@ -196,4 +196,10 @@ describe('the petstore subgraph behind a real router', () => {
     expect(error.extensions.response.status).toBe(direct.status);
     expect(error.extensions.response.body.errors).toEqual(direct.errors);
   });
+
+  it('does not run subscriptions: they stay on the subgraph (docs/federation.md)', async () => {
+    const reply = await viaRouter(router, 'subscription { stockChanged { petId quantity } }');
+    expect(reply.data ?? null).toBeNull();
+    expect(reply.errors?.length).toBeGreaterThan(0);
+  });
 });
