@@ -169,9 +169,9 @@ describe.each([
     });
 
     it.each([
-      ['anonymous', [] as const, 401, 'UNAUTHENTICATED'],
-      ['a key without orders:read', ['catalog:write'] as const, 403, 'FORBIDDEN'],
-    ])('%s: %s %s, no data, nothing run', async (_who, scopes, status, code) => {
+      ['anonymous', 401, 'UNAUTHENTICATED', [] as const],
+      ['a key without orders:read', 403, 'FORBIDDEN', ['catalog:write'] as const],
+    ])('%s: %i %s, no data', async (_who, status, code, scopes) => {
       const headers = scopes.length ? await createApiKey(t, [...scopes]) : {};
       const byId = await t.gql(ORDER_BY_ID, { id: orderId }, headers);
       const entity = await t.gql(ORDER_ENTITIES, { representations: [rep('Order', { id: orderId })] }, headers);
