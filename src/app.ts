@@ -189,7 +189,7 @@ export async function buildApp({
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const schema = await createSchema();
+  const schema = await createSchema({ federation: config.graphql.federation });
   // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
   if (config.trustedDocuments.mode !== 'off') {
     try {

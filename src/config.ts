@@ -97,6 +97,8 @@ const envSchema = z
     GRAPHQL_INTROSPECTION: bool.optional(),
     GRAPHQL_JIT: bool.default(true),
     GRAPHQL_READ_PLANNER: bool.default(true),
+    // A Federation v2 subgraph on /graphql: `_service` and `_entities` (docs/federation.md).
+    GRAPHQL_FEDERATION: bool.default(false),
     // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
     GRAPHQL_BATCH_MAX: int(1, 100).default(10),
     SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
@@ -215,6 +217,11 @@ export interface Config {
     introspection: boolean;
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
+    /**
+     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/graphql/federation.ts); off: the
+     * schema is exactly schema.graphql.
+     */
+    federation: boolean;
     /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
     batchMax: number;
   };
@@ -386,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       landingPage: explorer !== 'off',
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       jit: e.GRAPHQL_JIT,
+      federation: e.GRAPHQL_FEDERATION,
       batchMax: e.GRAPHQL_BATCH_MAX,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

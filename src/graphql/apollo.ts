@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
@@ -97,6 +98,11 @@ export async function createApollo(
       requestLogPlugin(),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo turns on federated inline traces (ftv1) by itself when the schema is a subgraph
+      // (GRAPHQL_FEDERATION=true) and says so with console.log, outside the JSON log. Its per-field
+      // timings come from resolver hooks, which graphql-jit's executor does not call, and they are
+      // for Apollo's hosted reporting, which this service does not use.
+      ApolloServerPluginInlineTraceDisabled(),
       ...plugins,
     ],
   });

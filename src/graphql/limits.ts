@@ -8,6 +8,7 @@
  * - cost: graphql-armor's cost rule, run once the operation is known, on the document with the
  *   request's `first`/`last` variables written in and a page of DEFAULT_PAGE_SIZE assumed where a
  *   connection gives neither, so that `pets(first: $n)` and `pets` cost what they really fetch.
+ *   Federation's `_entities(representations:)` counts as a page of as many objects as it is given.
  *
  * The cost model (graphql-armor's): a scalar field costs 1, an object field 2 plus 1.5 x the cost of
  * each selected child, and a field with `first`/`last` multiplies its subtree by that page size.
@@ -84,11 +85,23 @@ export function withPageSizes(
 ): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   const intValue = (n: number) => ({ kind: Kind.INT, value: String(n) }) as const;
+  const firstArgument = (n: number): ArgumentNode => ({
+    kind: Kind.ARGUMENT,
+    name: { kind: Kind.NAME, value: 'first' },
+    value: intValue(n),
+  });
   return visit(
     document,
     visitWithTypeInfo(typeInfo, {
       Field(node: FieldNode): FieldNode | undefined {
         const def = typeInfo.getFieldDef();
+        if (def?.name === '_entities' && typeInfo.getParentType() === schema.getQueryType()) {
+          // Federation: N representations fetch N objects, like a page of N (src/graphql/federation.ts).
+          return {
+            ...node,
+            arguments: [...(node.arguments ?? []), firstArgument(representationCount(node, variables))],
+          };
+        }
         if (!def?.args.some((a) => a.name === 'first')) return undefined;
         const args: ArgumentNode[] = (node.arguments ?? []).map((arg) => {
           if ((arg.name.value === 'first' || arg.name.value === 'last') && arg.value.kind === Kind.VARIABLE) {
@@ -99,11 +112,7 @@ export function withPageSizes(
           return arg;
         });
         if (!args.some((a) => a.name.value === 'first' || a.name.value === 'last')) {
-          args.push({
-            kind: Kind.ARGUMENT,
-            name: { kind: Kind.NAME, value: 'first' },
-            value: intValue(DEFAULT_PAGE_SIZE),
-          });
+          args.push(firstArgument(DEFAULT_PAGE_SIZE));
         }
         return { ...node, arguments: args };
       },
@@ -123,14 +132,28 @@ export interface GraphQLLimits {
   plugin: ApolloServerPlugin;
 }
 
-/** The variables a document passes as `first`/`last`: the only inputs its cost depends on. */
+/** How many representations `_entities` is given (a list literal or a list variable; 1 otherwise). */
+function representationCount(node: FieldNode, variables: Record<string, unknown>): number {
+  const value = node.arguments?.find((a) => a.name.value === 'representations')?.value;
+  if (value?.kind === Kind.LIST) return Math.max(1, value.values.length);
+  const given = value?.kind === Kind.VARIABLE ? variables[value.name.value] : undefined;
+  return Array.isArray(given) ? Math.max(1, given.length) : 1;
+}
+
+/** What a size variable counts for the cost: a page size, or the length of a representations list. */
+const sizeOf = (value: unknown): string =>
+  Number.isSafeInteger(value) ? String(value) : Array.isArray(value) ? `[${value.length}]` : '-';
+
+/**
+ * The variables a document passes as `first`/`last` or as `_entities(representations:)`: the only
+ * inputs its cost depends on.
+ */
 function pageSizeVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
   visit(document, {
     Argument(node) {
-      if ((node.name.value === 'first' || node.name.value === 'last') && node.value.kind === Kind.VARIABLE) {
-        names.add(node.value.name.value);
-      }
+      const sized = node.name.value === 'first' || node.name.value === 'last' || node.name.value === 'representations';
+      if (sized && node.value.kind === Kind.VARIABLE) names.add(node.value.name.value);
     },
   });
   return [...names];
@@ -172,9 +195,7 @@ export function createLimits(
     // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
     // string, say). withPageSizes counts anything but a safe integer as the default page,
     // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
-    const key = cached.pageVariables
-      .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
-      .join(',');
+    const key = cached.pageVariables.map((name) => sizeOf(variables[name])).join(',');
     let verdict = cached.byPageSizes.get(key);
     if (verdict === undefined) {
       const errors = validate(schema, withPageSizes(schema, document, variables), costRules);

@@ -18,7 +18,9 @@ import {
   isObjectType,
   isInterfaceType,
   Kind,
+  valueFromASTUntyped,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLSchema,
@@ -30,24 +32,64 @@ import type { Caller } from '../modules/auth/api-key.service';
 import { refusal } from '../modules/auth/authorize';
 import { SCOPE_TABLE } from '../modules/auth/scopes';
 import type { GraphQLContext } from './context';
+import { ENTITY_ACCESS, isEntityType, representationTypeNames } from './federation';
 
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
 
-/** The schema coordinates (`Query.order`, `Pet.orders`) of the scope table that `operation` reaches. */
+/**
+ * The schema coordinates (`Query.order`, `Pet.orders`) of the scope table that `operation` reaches.
+ * Federation's `_entities` reaches the root field of every entity type that its representations name
+ * (read from `variables` or the literal) or that its fragments select (`... on Order` reaches
+ * `Query.order`), so an entity is refused exactly as reading it by id would be.
+ */
 export function guardedCoordinates(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
+  variables: Record<string, unknown> = {},
 ): string[] {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const found = new Set<string>();
   const visitedFragments = new Set<string>();
+  const root = schema.getRootType(operation.operation);
+
+  const reachEntity = (typeName: string | undefined): void => {
+    const coordinate = isEntityType(typeName) ? ENTITY_ACCESS[typeName] : undefined;
+    if (coordinate && GUARDED.has(coordinate)) found.add(coordinate);
+  };
+  const entitiesReach = (field: FieldNode): void => {
+    const argument = field.arguments?.find((a) => a.name.value === 'representations');
+    if (argument) {
+      // Not coerced yet: whatever the client sent. `_Any` refuses what is not a representation.
+      const value =
+        argument.value.kind === Kind.VARIABLE
+          ? variables[argument.value.name.value]
+          : valueFromASTUntyped(argument.value, variables);
+      for (const typeName of representationTypeNames(value)) reachEntity(typeName);
+    }
+    const seen = new Set<string>();
+    const fragmentTypes = (selectionSet: SelectionSetNode | undefined): void => {
+      for (const selection of selectionSet?.selections ?? []) {
+        if (selection.kind === Kind.INLINE_FRAGMENT) {
+          reachEntity(selection.typeCondition?.name.value);
+          fragmentTypes(selection.selectionSet);
+        } else if (selection.kind === Kind.FRAGMENT_SPREAD && !seen.has(selection.name.value)) {
+          seen.add(selection.name.value);
+          const fragment = fragments.get(selection.name.value);
+          reachEntity(fragment?.typeCondition.name.value);
+          fragmentTypes(fragment?.selectionSet);
+        }
+      }
+    };
+    fragmentTypes(field.selectionSet);
+  };
 
   const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType): void => {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
+        if (name === '_entities' && parent === root) entitiesReach(selection);
         if (name.startsWith('__') || (isAbstractType(parent) && !isInterfaceType(parent))) continue;
         // A field of an interface is reached on every type that implements it.
         const owners = isInterfaceType(parent) ? [parent, ...schema.getPossibleTypes(parent)] : [parent];
@@ -72,7 +114,6 @@ export function guardedCoordinates(
       }
     }
   };
-  const root = schema.getRootType(operation.operation);
   if (root) walk(operation.selectionSet, root);
   return [...found];
 }
@@ -83,8 +124,9 @@ export function checkOperationAccess(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   caller: Caller | null,
+  variables: Record<string, unknown> = {},
 ): void {
-  const refused = refusal(caller, guardedCoordinates(schema, document, operation));
+  const refused = refusal(caller, guardedCoordinates(schema, document, operation, variables));
   if (!refused) return;
   const headers = new HeaderMap();
   if (refused instanceof UnauthenticatedError) headers.set('www-authenticate', refused.challenge);
@@ -99,7 +141,14 @@ export function operationAccessPlugin(): ApolloServerPlugin<GraphQLContext> {
     async requestDidStart() {
       return {
         async didResolveOperation(rc) {
-          if (rc.operation) checkOperationAccess(rc.schema, rc.document, rc.operation, rc.contextValue.caller);
+          if (rc.operation)
+            checkOperationAccess(
+              rc.schema,
+              rc.document,
+              rc.operation,
+              rc.contextValue.caller,
+              rc.request.variables ?? {},
+            );
         },
       };
     },

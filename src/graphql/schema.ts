@@ -13,6 +13,7 @@ import { labelStability, stabilityDirective } from './stability';
 import { serveCompiledFields } from './planner/compiled';
 import { RELATIONS } from './planner/relations';
 import { SCOPE_TABLE } from '../modules/auth/scopes';
+import { federateSchema } from './federation';
 
 export const resolvers = [
   PetResolver,
@@ -22,8 +23,11 @@ export const resolvers = [
   StoreEventsResolver,
 ] as const;
 
-/** Builds the executable schema. `schema.graphql` at the top level is its committed print. */
-export async function createSchema(): Promise<GraphQLSchema> {
+/**
+ * Builds the executable schema. `schema.graphql` at the top level is its committed print. With
+ * `federation`, the same schema plus the subgraph's `_entities` and `_service` (federation.ts).
+ */
+export async function createSchema({ federation = false }: { federation?: boolean } = {}): Promise<GraphQLSchema> {
   const schema = await buildSchema({
     resolvers,
     // Inputs are validated by the services (shared with REST), not by class-validator.
@@ -44,5 +48,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
       },
     },
   });
-  return labelStability(serveCompiledFields(resolveTotalCounts(schema), RELATIONS, new Set(Object.keys(SCOPE_TABLE))));
+  const plain = labelStability(
+    serveCompiledFields(resolveTotalCounts(schema), RELATIONS, new Set(Object.keys(SCOPE_TABLE))),
+  );
+  return federation ? federateSchema(plain) : plain;
 }

@@ -10,6 +10,7 @@ describe('configuration', () => {
       landingPage: true,
       introspection: true,
       jit: true,
+      federation: false,
       batchMax: 10,
     });
   });
@@ -35,6 +36,7 @@ describe('configuration', () => {
       landingPage: false,
       introspection: true,
       jit: true,
+      federation: false,
       batchMax: 10,
     });
   });
@@ -80,6 +82,12 @@ describe('configuration', () => {
   it('executes with graphql-jit unless GRAPHQL_JIT=false', () => {
     expect(loadConfig({ GRAPHQL_JIT: 'false' }).graphql.jit).toBe(false);
     expect(() => loadConfig({ GRAPHQL_JIT: 'sometimes' })).toThrow(/GRAPHQL_JIT/);
+  });
+
+  it('serves a federation subgraph only with GRAPHQL_FEDERATION=true', () => {
+    expect(loadConfig({}).graphql.federation).toBe(false);
+    expect(loadConfig({ GRAPHQL_FEDERATION: 'true' }).graphql.federation).toBe(true);
+    expect(() => loadConfig({ GRAPHQL_FEDERATION: 'v2' })).toThrow(/GRAPHQL_FEDERATION/);
   });
 
   it('caches API keys for 60 s unless API_KEY_CACHE_TTL_MS says otherwise (0: no cache)', () => {

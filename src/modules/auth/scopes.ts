@@ -18,6 +18,10 @@ export const SCOPE_TABLE = {
   'Query.inventorySummary': 'public',
   'Query.order': 'orders:read',
   'Query.orders': 'orders:read',
+  // Federation (GRAPHQL_FEDERATION=true): `_entities` obeys the root field of each entity type it
+  // reads (`Order` -> Query.order), checked by src/graphql/operation-access.ts.
+  'Query._entities': 'public',
+  'Query._service': 'public',
   // GraphQL fields that reach protected data from public types
   'Pet.orders': 'orders:read',
   // GraphQL mutations

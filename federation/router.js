@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+/**
+ * A federation router for the petstore subgraph: Apollo's gateway (`@apollo/gateway`, the npm
+ * registry's JavaScript router) serving federation/supergraph.graphql, forwarding each client's
+ * `Authorization` header to every subgraph it calls. docs/federation.md; test/federation/router.test.ts
+ * runs this very file as a process.
+ *
+ *   npm install @apollo/gateway@2.14.4 @apollo/server@5 graphql@16
+ *   PETSTORE_URL=http://127.0.0.1:4000/graphql REVIEWS_URL=http://127.0.0.1:4001/graphql \
+ *     ROUTER_PORT=4100 node federation/router.js
+ *
+ * Variables: SUPERGRAPH_FILE (default: supergraph.graphql beside this file), ROUTER_HOST (default
+ * 127.0.0.1), ROUTER_PORT (default 4100; 0 picks a free port), and `<NAME>_URL` for each subgraph
+ * (`PETSTORE_URL`, `REVIEWS_URL`) to override the URL composed into the supergraph.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { ApolloServer } = require('@apollo/server');
+const { startStandaloneServer } = require('@apollo/server/standalone');
+const { ApolloGateway, RemoteGraphQLDataSource } = require('@apollo/gateway');
+
+/** Client headers passed on to the subgraphs; nothing else is (the gateway forwards none by default). */
+const FORWARDED_HEADERS = ['authorization'];
+
+const supergraphSdl = fs.readFileSync(
+  process.env.SUPERGRAPH_FILE || path.join(__dirname, 'supergraph.graphql'),
+  'utf8',
+);
+
+const gateway = new ApolloGateway({
+  supergraphSdl,
+  buildService: ({ name, url }) =>
+    new RemoteGraphQLDataSource({
+      url: process.env[`${name.toUpperCase()}_URL`] || url,
+      willSendRequest({ request, context }) {
+        for (const header of FORWARDED_HEADERS) {
+          const value = context.headers?.[header];
+          if (value) request.http.headers.set(header, Array.isArray(value) ? value.join(', ') : value);
+        }
+      },
+    }),
+});
+
+const server = new ApolloServer({ gateway });
+startStandaloneServer(server, {
+  listen: { host: process.env.ROUTER_HOST || '127.0.0.1', port: Number(process.env.ROUTER_PORT ?? 4100) },
+  context: async ({ req }) => ({ headers: req.headers }),
+}).then(
+  ({ url }) => console.log(`router ready at ${url}`),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
+
+const stop = () => server.stop().then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
