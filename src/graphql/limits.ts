@@ -20,6 +20,7 @@
  */
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import {
   GraphQLError,
   Kind,
@@ -31,6 +32,7 @@ import {
   type DocumentNode,
   type FieldNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
@@ -57,20 +59,61 @@ const reportAs =
   (ctx: ValidationContext | null, error: GraphQLError): void =>
     ctx?.reportError(tooComplex(limit, armorMessage(error)));
 
-/** Only the protections named in `enabled`, reporting through `reportAs` instead of throwing. */
-function armorRules(limits: Config['limits'], enabled: 'structure' | 'cost'): ValidationRule[] {
+/** Depth, aliases and directives (graphql-armor), reporting through `reportAs` instead of throwing. */
+function structureRules(limits: Config['limits']): ValidationRule[] {
   const off = { enabled: false } as const;
-  const structure = enabled === 'structure';
   return new ApolloArmor({
     blockFieldSuggestion: off, // Apollo's hideSchemaDetailsFromClientErrors does this (apollo.ts)
     maxTokens: off, // graphql-js parse option, see above
-    maxDepth: structure ? { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false } : off,
-    maxAliases: structure ? { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false } : off,
-    maxDirectives: structure
-      ? { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false }
-      : off,
-    costLimit: structure ? off : { maxCost: limits.cost, onReject: [reportAs('cost')], propagateOnRejection: false },
+    maxDepth: { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false },
+    maxAliases: { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false },
+    maxDirectives: { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false },
+    costLimit: off, // operationCosts below
   }).protect().validationRules;
+}
+
+/**
+ * The cost model's constants, handed to graphql-armor's cost rule (these are its defaults, stated so
+ * that docs/cost-model.md is generated from them: scripts/cost-model-docs.ts).
+ */
+export const COST_MODEL = {
+  /** A field without a selection set (a scalar or enum). */
+  scalarCost: 1,
+  /** A field with a selection set, before its children. */
+  objectCost: 2,
+  /** Each child's cost is multiplied by this, per level of nesting. */
+  depthCostFactor: 1.5,
+} as const;
+
+/**
+ * The cost of every operation of a document as written (page sizes already in it: withPageSizes),
+ * by operation name ('' for an anonymous one). graphql-armor's rule computes it; it reports the
+ * number only through `onAccept`, per operation, so the rule is wrapped to know which operation it
+ * is visiting. THE one computation of cost: the cost limit and the cost budget both read it.
+ */
+function costsOf(schema: GraphQLSchema, document: DocumentNode): Map<string, number> {
+  const costs = new Map<string, number>();
+  let current = '';
+  const rule = costLimitRule({
+    ...COST_MODEL,
+    maxCost: Number.POSITIVE_INFINITY,
+    ignoreIntrospection: true,
+    onAccept: [(_ctx, { n }) => costs.set(current, n)],
+    propagateOnRejection: false,
+  });
+  const wrapped: ValidationRule = (context) => {
+    const visitor = rule(context) as unknown as { OperationDefinition: { enter(node: OperationDefinitionNode): void } };
+    return {
+      OperationDefinition: {
+        enter(node: OperationDefinitionNode) {
+          current = node.name?.value ?? '';
+          visitor.OperationDefinition.enter(node);
+        },
+      },
+    };
+  };
+  validate(schema, document, [wrapped]);
+  return costs;
 }
 
 /**
@@ -119,6 +162,17 @@ export interface GraphQLLimits {
    * get it through `plugin`; subscriptions (src/graphql/subscriptions.ts) call it directly.
    */
   costError(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null;
+  /**
+   * The cost of the operation `operationName` of a document (the only one when null), with its
+   * variables' page sizes: what the cost limit compares with GRAPHQL_MAX_COST and what the cost
+   * budget charges (src/graphql/cost-budget.ts). 0 when the document has no such operation.
+   */
+  operationCost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    operationName?: string | null,
+  ): number;
   parseOptions: { maxTokens: number };
   plugin: ApolloServerPlugin;
 }
@@ -136,50 +190,64 @@ function pageSizeVariables(document: DocumentNode): string[] {
   return [...names];
 }
 
-/** Verdicts kept per document for this many distinct page sizes, then forgotten (memory bound). */
-const VERDICTS_PER_DOCUMENT = 64;
+/** Costs kept per document for this many distinct page sizes, then forgotten (memory bound). */
+const COSTS_PER_DOCUMENT = 64;
 
-interface CostVerdicts {
+interface DocumentCosts {
   pageVariables: string[];
-  /** JSON of the page-size values -> the rejection, or null when within budget. */
-  byPageSizes: Map<string, GraphQLError | null>;
+  /** JSON of the page-size values -> the cost of each operation by name. */
+  byPageSizes: Map<string, Map<string, number>>;
 }
 
 export function createLimits(limits: Config['limits']): GraphQLLimits {
-  const costRules = armorRules(limits, 'cost');
   // The cost of an operation depends only on its document and the values of its page-size variables.
   // Apollo hands back the same parsed DocumentNode for the same query text (its document cache), so
-  // the verdict is computed once per document and page sizes instead of on every request (a visit
+  // the costs are computed once per document and page sizes instead of on every request (a visit
   // and a validation pass, ~7% of the CPU of a small query before this cache, issue 6).
-  const verdicts = new WeakMap<DocumentNode, CostVerdicts>();
+  const cache = new WeakMap<DocumentNode, DocumentCosts>();
+  const costs = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+  ): Map<string, number> => {
+    let cached = cache.get(document);
+    if (!cached) {
+      cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
+      cache.set(document, cached);
+    }
+    // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
+    // string, say). withPageSizes counts anything but a safe integer as the default page,
+    // so the key keeps only what it uses, and a remembered cost stays a few bytes.
+    const key = cached.pageVariables
+      .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
+      .join(',');
+    let found = cached.byPageSizes.get(key);
+    if (found === undefined) {
+      found = costsOf(schema, withPageSizes(schema, document, variables));
+      if (cached.byPageSizes.size >= COSTS_PER_DOCUMENT) cached.byPageSizes.clear();
+      cached.byPageSizes.set(key, found);
+    }
+    return found;
+  };
   const costError = (
     schema: GraphQLSchema,
     document: DocumentNode,
     variables: Record<string, unknown>,
   ): GraphQLError | null => {
-    let cached = verdicts.get(document);
-    if (!cached) {
-      cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
-      verdicts.set(document, cached);
+    for (const cost of costs(schema, document, variables).values()) {
+      if (cost > limits.cost) return tooComplex('cost', `Query Cost limit of ${limits.cost} exceeded, found ${cost}.`);
     }
-    // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
-    // string, say). withPageSizes counts anything but a safe integer as the default page,
-    // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
-    const key = cached.pageVariables
-      .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
-      .join(',');
-    let verdict = cached.byPageSizes.get(key);
-    if (verdict === undefined) {
-      const errors = validate(schema, withPageSizes(schema, document, variables), costRules);
-      verdict = errors[0] ?? null;
-      if (cached.byPageSizes.size >= VERDICTS_PER_DOCUMENT) cached.byPageSizes.clear();
-      cached.byPageSizes.set(key, verdict);
-    }
-    return verdict;
+    return null;
+  };
+  const operationCost: GraphQLLimits['operationCost'] = (schema, document, variables, operationName) => {
+    const all = costs(schema, document, variables);
+    if (operationName) return all.get(operationName) ?? 0;
+    return all.size === 1 ? [...all.values()][0]! : 0;
   };
   return {
     costError,
-    validationRules: armorRules(limits, 'structure'),
+    operationCost,
+    validationRules: structureRules(limits),
     parseOptions: { maxTokens: limits.tokens },
     plugin: {
       async requestDidStart() {
