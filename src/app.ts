@@ -13,6 +13,8 @@ import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { createLimits } from './graphql/limits';
+import { createCostBudget } from './graphql/cost-budget';
+import { createPointsStore } from './http/points-store';
 import { createSchema } from './graphql/schema';
 import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
 import { startStoreEvents } from './modules/events/store-events';
@@ -173,9 +175,26 @@ export async function buildApp({
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const schema = await createSchema();
+  // Fair use by cost (RATE_LIMIT_COST_BUDGET): GraphQL operations charged their cost in points.
+  const limits = createLimits(config.limits);
+  const costBudget = config.rateLimit.costBudget
+    ? createCostBudget(
+        config.rateLimit.costBudget,
+        config.rateLimit.windowMs,
+        createPointsStore(config.rateLimit.windowMs, limiter.redis, `${config.rateLimit.redisPrefix}cost:`),
+        limits,
+        schema,
+      )
+    : null;
+  if (costBudget) app.decorateRequest('batchCostCharge', null);
   const apollo = await createApollo(config, {
     schema,
-    plugins: [...(metrics ? [metrics.apolloPlugin()] : []), ...(tracing ? [graphqlTracingPlugin()] : [])],
+    limits,
+    plugins: [
+      ...(costBudget ? [costBudget.plugin] : []),
+      ...(metrics ? [metrics.apolloPlugin()] : []),
+      ...(tracing ? [graphqlTracingPlugin()] : []),
+    ],
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
@@ -191,7 +210,8 @@ export async function buildApp({
     config,
     services,
     schema,
-    limits: createLimits(config.limits),
+    limits,
+    costBudget,
     events,
     apiKeyCache: apiKeyCache?.cache,
   });
@@ -208,7 +228,10 @@ export async function buildApp({
     // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
     // A batch counts each of its operations against the rate limit (graphql/batching.ts).
-    preHandler: batchGuard(app, config.graphql.batchMax),
+    // A batch with a cost budget is charged as a whole before any operation runs (cost-budget.ts).
+    preHandler: costBudget
+      ? [batchGuard(app, config.graphql.batchMax), costBudget.chargeBatch]
+      : batchGuard(app, config.graphql.batchMax),
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });

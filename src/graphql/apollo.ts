@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
-import { createLimits } from './limits';
+import { createLimits, type GraphQLLimits } from './limits';
 import { operationAccessPlugin } from './operation-access';
 import { wellFormedVariablesPlugin } from './well-formed';
 import { createSchema } from './schema';
@@ -26,9 +26,16 @@ export async function createApollo(
   config: Config,
   {
     schema,
+    limits = createLimits(config.limits),
     plugins = [],
     traceResolvers: traced = false,
-  }: { schema?: GraphQLSchema; plugins?: ApolloServerPlugin<GraphQLContext>[]; traceResolvers?: boolean } = {},
+  }: {
+    schema?: GraphQLSchema;
+    /** The limits (and their cost cache), shared with the cost budget when there is one. */
+    limits?: GraphQLLimits;
+    plugins?: ApolloServerPlugin<GraphQLContext>[];
+    traceResolvers?: boolean;
+  } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
   schema ??= await createSchema();
   // A span per resolver call (GRAPHQL_RESOLVER_SPANS with tracing on): before graphql-jit compiles.
@@ -38,7 +45,6 @@ export async function createApollo(
     config.graphql.explorer === 'off'
       ? ApolloServerPluginLandingPageDisabled()
       : explorerPlugin(config.graphql.explorer);
-  const limits = createLimits(config.limits);
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.

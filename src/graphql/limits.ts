@@ -132,6 +132,14 @@ export function withPageSizes(
     visitWithTypeInfo(typeInfo, {
       Field(node: FieldNode): FieldNode | undefined {
         const def = typeInfo.getFieldDef();
+        // `nodes(nodeIds:)` reads one object per id: it costs as a page of that many.
+        const ids = node.arguments?.find((a) => a.name.value === 'nodeIds');
+        if (ids && def?.args.some((a) => a.name === 'nodeIds')) {
+          const given = ids.value.kind === Kind.VARIABLE ? variables[ids.value.name.value] : undefined;
+          const n = ids.value.kind === Kind.LIST ? ids.value.values.length : Array.isArray(given) ? given.length : 1;
+          const first = { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: intValue(n) } as const;
+          return { ...node, arguments: [...(node.arguments ?? []), first] };
+        }
         if (!def?.args.some((a) => a.name === 'first')) return undefined;
         const args: ArgumentNode[] = (node.arguments ?? []).map((arg) => {
           if ((arg.name.value === 'first' || arg.name.value === 'last') && arg.value.kind === Kind.VARIABLE) {
@@ -177,12 +185,15 @@ export interface GraphQLLimits {
   plugin: ApolloServerPlugin;
 }
 
-/** The variables a document passes as `first`/`last`: the only inputs its cost depends on. */
+/** The variables a document passes as `first`/`last`/`nodeIds`: the only inputs its cost depends on. */
 function pageSizeVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
   visit(document, {
     Argument(node) {
-      if ((node.name.value === 'first' || node.name.value === 'last') && node.value.kind === Kind.VARIABLE) {
+      if (
+        (node.name.value === 'first' || node.name.value === 'last' || node.name.value === 'nodeIds') &&
+        node.value.kind === Kind.VARIABLE
+      ) {
         names.add(node.value.name.value);
       }
     },
@@ -219,7 +230,11 @@ export function createLimits(limits: Config['limits']): GraphQLLimits {
     // string, say). withPageSizes counts anything but a safe integer as the default page,
     // so the key keeps only what it uses, and a remembered cost stays a few bytes.
     const key = cached.pageVariables
-      .map((name) => (Number.isSafeInteger(variables[name]) ? String(variables[name]) : '-'))
+      .map((name) => {
+        const value = variables[name];
+        if (Array.isArray(value)) return `[${value.length}]`; // nodeIds: only their number counts
+        return Number.isSafeInteger(value) ? String(value) : '-';
+      })
       .join(',');
     let found = cached.byPageSizes.get(key);
     if (found === undefined) {

@@ -7,6 +7,7 @@ import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
 import { StoreEventsResolver } from '../modules/events/store-events.resolver';
 import { authChecker } from './auth-checker';
+import { NodeResolver, resolveNodeIds } from './node.resolver';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
@@ -17,6 +18,7 @@ export const resolvers = [
   OrderResolver,
   InventoryResolver,
   StoreEventsResolver,
+  NodeResolver,
 ] as const;
 
 /** Builds the executable schema. `schema.graphql` at the top level is its committed print. */
@@ -41,5 +43,5 @@ export async function createSchema(): Promise<GraphQLSchema> {
       },
     },
   });
-  return labelStability(resolveTotalCounts(schema));
+  return labelStability(resolveNodeIds(resolveTotalCounts(schema)));
 }

@@ -46,12 +46,12 @@ import type { Services } from '../services';
 import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
-import { refusal } from '../modules/auth/authorize';
 import type { StoreEvents } from '../modules/events/store-events';
 import { createLoaders, type GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
-import { guardedCoordinates } from './operation-access';
+import { operationRefusal } from './operation-access';
+import { pointsFor, type CostBudget } from './cost-budget';
 
 /** WebSocket close codes used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;
@@ -64,6 +64,8 @@ export interface SubscriptionsOptions {
   services: Services;
   schema: GraphQLSchema;
   limits: GraphQLLimits;
+  /** Charges each subscription its cost when it starts (RATE_LIMIT_COST_BUDGET); null: off. */
+  costBudget?: CostBudget | null;
   events: StoreEvents;
   apiKeyCache?: ApiKeyCache;
 }
@@ -119,7 +121,7 @@ function originAllowed(request: FastifyRequest, allowed: Config['cors']['origins
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, events, apiKeyCache }: SubscriptionsOptions,
+  { config, services, schema, limits, costBudget, events, apiKeyCache }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
@@ -263,8 +265,17 @@ export async function registerSubscriptions(
         if (cost) return [cost];
         // The whole document against the scope table, as for queries (operation-access.ts): the
         // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).
-        const refused = refusal(conn.caller, guardedCoordinates(schema, document, operation));
+        const refused = operationRefusal(schema, document, operation, conn.caller, variables);
         if (refused) return fail(refused);
+        // With a cost budget, a subscription is charged its cost once, when it starts (cost-budget.ts).
+        const charged = costBudget
+          ? await costBudget.charge(
+              conn.caller,
+              conn.address,
+              pointsFor(limits.operationCost(schema, document, variables, payload.operationName)),
+            )
+          : null;
+        if (charged?.refused) return fail(charged.refused);
         const contextValue: GraphQLContext = {
           requestId,
           log: request.log,

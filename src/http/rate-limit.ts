@@ -42,8 +42,13 @@ interface Store {
 }
 type StoreClass = new (...args: unknown[]) => Store;
 
+/** Whose budget a request spends: its API key's, or its client address's when it has none. */
+export function limitKey(caller: { keyId: bigint } | null, ip: string): string {
+  return caller ? `key:${caller.keyId}` : `ip:${ip}`;
+}
+
 export function rateLimitKey(request: FastifyRequest): string {
-  return request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`;
+  return limitKey(request.caller, request.ip);
 }
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
@@ -57,6 +62,8 @@ export interface RateLimiter {
   /** Counts a request against the key it was just verified to carry (see above). */
   chargeKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   state(): RateLimitStoreState;
+  /** The Redis connection of the counters (null without REDIS_URL): the cost budget's points share it. */
+  redis: Redis | null;
 }
 
 /**
@@ -161,5 +168,6 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     limit: count,
     chargeKey: count,
     state: () => (!connection ? 'memory' : connection.available() ? 'redis' : 'memory-fallback'),
+    redis: connection?.redis ?? null,
   };
 }
