@@ -76,7 +76,8 @@ export function renderCostModel(schema: GraphQLSchema, maxCost = 20_000): string
   for (const type of types) {
     if (!isObjectType(type) && !isInterfaceType(type)) continue;
     lines.push(`### ${type.name}`, '', '| field | cost | multiplied by |', '| --- | ---: | --- |');
-    for (const field of Object.values(type.getFields())) {
+    // By name: the order of the schema's fields depends on the order its modules were loaded.
+    for (const field of Object.values(type.getFields()).sort((a, b) => a.name.localeCompare(b.name))) {
       const composite = isCompositeType(getNamedType(field.type));
       const pages = field.args.some((a) => a.name === 'first');
       const byIds = field.args.some((a) => a.name === 'nodeIds');
