@@ -42,7 +42,7 @@ describe('the cost budget (one process)', () => {
       RATE_LIMIT_COST_BUDGET_BY_SCOPE: 'admin=300',
       RATE_LIMIT_WINDOW_MS: '600000',
     });
-  }, 240_000);
+  }, 300_000);
   afterAll(async () => gateway?.dispose());
 
   it('charges an operation its cost and says so in extensions.cost and the RateLimit headers', async () => {
@@ -134,7 +134,7 @@ describeIf(Boolean(redisUrl), NEEDS_REDIS)('the cost budget across two processes
     expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
     expect(answers[1]!.body.extensions.cost.remaining).toBe(54);
     expect(answers[2]!.body.errors[0].extensions.code).toBe('RATE_LIMITED');
-  }, 240_000);
+  }, 420_000);
 });
 
 describe('the cost budget while Redis is away', () => {
@@ -157,5 +157,5 @@ describe('the cost budget while Redis is away', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await post(server.url, { query: PETS_10 })).status);
     expect(statuses).toEqual([200, 200, 429]);
-  }, 180_000);
+  }, 240_000);
 });

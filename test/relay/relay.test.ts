@@ -45,7 +45,7 @@ describe("Relay's Node interface, with relay-compiler", () => {
   beforeAll(async () => {
     [artifacts, gateway] = await Promise.all([compile(), startGateway()]);
     petId = await petInStock(gateway.server.url, gateway.admin, 3);
-  }, 240_000);
+  }, 300_000);
   afterAll(async () => {
     await gateway?.dispose();
     if (artifacts) fs.rmSync(path.dirname(artifacts), { recursive: true, force: true });
