@@ -22,6 +22,7 @@ async function compile(): Promise<string> {
   const config = JSON.parse(fs.readFileSync(path.join(__dirname, 'relay.config.json'), 'utf8'));
   config.schema = path.join(root, 'schema.graphql');
   fs.writeFileSync(path.join(dir, 'relay.config.json'), JSON.stringify(config));
+  fs.mkdirSync(path.join(dir, '__generated__'));
   await promisify(execFile)(process.execPath, [relayCli, 'relay.config.json'], {
     cwd: dir,
   }).catch((error: { stdout?: string; stderr?: string }) => {

@@ -3,7 +3,7 @@ const graphql = String.raw;
 
 export const InventoryCardFragment = graphql`
   fragment InventoryCard_item on InventoryItem @refetchable(queryName: "InventoryCardRefetchQuery") {
-    id
+    petId
     quantity
   }
 `;

@@ -5,7 +5,7 @@ export const OrderCardFragment = graphql`
   fragment OrderCard_order on Order @refetchable(queryName: "OrderCardRefetchQuery") {
     id
     quantity
-    status
+    complete
     pet {
       name
     }
