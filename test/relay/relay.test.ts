@@ -44,7 +44,10 @@ describe("Relay's Node interface, with relay-compiler", () => {
   let gateway: GatewayFixture;
   let petId: string;
   beforeAll(async () => {
-    [artifacts, gateway] = await Promise.all([compile(), startGateway()]);
+    const compiled = compile();
+    compiled.catch(() => undefined); // reported below, once the gateway is there to be stopped
+    gateway = await startGateway();
+    artifacts = await compiled;
     petId = await petInStock(gateway.server.url, gateway.admin, 3);
   }, 300_000);
   afterAll(async () => {
