@@ -4,7 +4,7 @@
  * of each type was checked for the whole operation before execution (operation-access.ts decodes the
  * ids); it is checked again here as readEntities' contract asks of an abstract field.
  */
-import { isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import { isInterfaceType, isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { Arg, Ctx, Info, Query, Resolver } from 'type-graphql';
 import { decodeNodeId, encodeNodeId, NODE_TYPE_OPERATIONS, NODE_TYPES, type NodeType } from '../common/node-ids';
 import { ValidationError } from '../errors/app-error';
@@ -69,6 +69,11 @@ export class NodeResolver {
 
 /** `nodeId` on every Node type, from the key of the row (`id`, or `petId` for InventoryItem). */
 export function resolveNodeIds(schema: GraphQLSchema): GraphQLSchema {
+  // Synchronous: TypeGraphQL wraps `resolveType` in an async function, and graphql-jit (GRAPHQL_JIT)
+  // takes a promise for a type name, which answers every `node` with INTERNAL.
+  const node = schema.getType('Node');
+  if (!isInterfaceType(node)) throw new Error('the Node interface is missing');
+  node.resolveType = (value: unknown) => (typeof value === 'object' && value ? nodeTypeOf.get(value) : undefined);
   for (const typeName of NODE_TYPES) {
     const type = schema.getType(typeName);
     const field = isObjectType(type) ? type.getFields().nodeId : undefined;
