@@ -13,6 +13,8 @@ import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { createLimits } from './graphql/limits';
+import { createCostBudget } from './graphql/cost-budget';
+import { createPointsStore } from './http/points-store';
 import { createSchema } from './graphql/schema';
 import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
 import { startStoreEvents } from './modules/events/store-events';
@@ -209,10 +211,27 @@ export async function buildApp({
     );
   }
   app.decorate('trustedDocuments', trustedDocuments);
+  // Fair use by cost (RATE_LIMIT_COST_BUDGET): GraphQL operations charged their cost in points.
+  const limits = createLimits(config.limits, {
+    // Listed trusted documents skip the cost check (they were checked when the list was read).
+    exempt: trustedDocuments ? (document) => trustedDocuments!.isTrusted(document) : undefined,
+  });
+  const costBudget = config.rateLimit.costBudget
+    ? createCostBudget(
+        config.rateLimit.costBudget,
+        config.rateLimit.windowMs,
+        createPointsStore(config.rateLimit.windowMs, limiter.redis, `${config.rateLimit.redisPrefix}cost:`),
+        limits,
+        schema,
+      )
+    : null;
+  if (costBudget) app.decorateRequest('batchCostCharge', null);
   const apollo = await createApollo(config, {
     schema,
+    limits,
     trustedDocuments,
     plugins: [
+      ...(costBudget ? [costBudget.plugin] : []),
       ...(db.noteWrite ? [readRoutingPlugin()] : []),
       ...(metrics ? [metrics.apolloPlugin()] : []),
       ...(tracing ? [graphqlTracingPlugin()] : []),
@@ -232,7 +251,8 @@ export async function buildApp({
     config,
     services,
     schema,
-    limits: createLimits(config.limits),
+    limits,
+    costBudget,
     events,
     limiter,
     apiKeyCache: apiKeyCache?.cache,
@@ -250,11 +270,14 @@ export async function buildApp({
     // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
     // without the CSP header while the explorer is on (its JSON answers need none).
     ...(config.graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
-    // A batch counts each of its operations against the rate limit (graphql/batching.ts); then, with
-    // trusted documents on, each operation is checked against the list before any is parsed.
-    preHandler: trustedDocuments
-      ? [batchGuard(app, config.graphql.batchMax), trustedDocuments.guard]
-      : batchGuard(app, config.graphql.batchMax),
+    // A batch counts each of its operations against the rate limit (graphql/batching.ts); with trusted
+    // documents on, each operation is checked against the list before any is parsed; with a cost
+    // budget, the batch is charged as a whole before any operation runs (cost-budget.ts).
+    preHandler: [
+      batchGuard(app, config.graphql.batchMax),
+      ...(trustedDocuments ? [trustedDocuments.guard] : []),
+      ...(costBudget ? [costBudget.chargeBatch] : []),
+    ],
     // A strong ETag on GET reads by hash (graphql/trusted-documents.ts).
     ...(trustedDocuments ? { onSend: trustedDocuments.onSend } : {}),
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,

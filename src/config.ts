@@ -5,6 +5,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { z } from 'zod';
+import { SCOPES, type Scope } from './modules/auth/scopes';
 
 /** The project root (where package.json is), whether we run from `src/` (tests) or `dist/src/`. */
 export const projectRoot: string = (() => {
@@ -53,6 +54,27 @@ const origins = z
 export const PETS_PATH_DEPRECATION_DEFAULT = '2026-11-01T00:00:00Z';
 export const PETS_PATH_SUNSET_DEFAULT = '2027-07-01T00:00:00Z';
 export const DEPRECATION_DOCS_URL_DEFAULT = '/docs#/Pets/getPetById';
+
+/** `admin=1000000,orders:write=200000`: a cost budget per scope (docs/cost-limits.md). */
+const scopeBudgets = z.string().transform((v, ctx) => {
+  const budgets: Partial<Record<Scope, number>> = {};
+  for (const item of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z:]+)=(\d{1,13})$/.exec(item);
+    const scope = match?.[1] as Scope | undefined;
+    if (!match || !scope || !SCOPES.includes(scope)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${item}" is not scope=points with a scope of ${SCOPES.join(', ')} (e.g. admin=1000000)`,
+      });
+      return z.NEVER;
+    }
+    budgets[scope] = Number(match[2]);
+  }
+  return budgets;
+});
 
 const envSchema = z
   .object({
@@ -114,6 +136,9 @@ const envSchema = z
     GRAPHQL_MAX_INPUT_DEPTH: int(1, 1000).default(32),
     RATE_LIMIT_MAX: int(1, 10_000_000).default(300),
     RATE_LIMIT_WINDOW_MS: int(100, 86_400_000).default(60_000),
+    // Points per window per caller (docs/cost-limits.md); unset: requests are counted, not costs.
+    RATE_LIMIT_COST_BUDGET: int(1, 1_000_000_000_000).optional(),
+    RATE_LIMIT_COST_BUDGET_BY_SCOPE: scopeBudgets.optional(),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL (leave it unset for in-memory counters)')
@@ -162,6 +187,20 @@ const envSchema = z
     path: ['TRUSTED_DOCUMENTS_FILE'],
     message: 'is required when TRUSTED_DOCUMENTS is allow or enforce (one or more manifest paths, comma-separated)',
   })
+  .refine((e) => e.RATE_LIMIT_COST_BUDGET === undefined || e.RATE_LIMIT_COST_BUDGET >= e.GRAPHQL_MAX_COST, {
+    path: ['RATE_LIMIT_COST_BUDGET'],
+    message: 'must be at least GRAPHQL_MAX_COST: an operation the cost limit lets through must fit in a fresh window',
+  })
+  .refine(
+    (e) =>
+      e.RATE_LIMIT_COST_BUDGET_BY_SCOPE === undefined ||
+      (e.RATE_LIMIT_COST_BUDGET !== undefined &&
+        Object.values(e.RATE_LIMIT_COST_BUDGET_BY_SCOPE).every((n) => n >= e.GRAPHQL_MAX_COST)),
+    {
+      path: ['RATE_LIMIT_COST_BUDGET_BY_SCOPE'],
+      message: 'needs RATE_LIMIT_COST_BUDGET, and every budget must be at least GRAPHQL_MAX_COST',
+    },
+  )
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
     message: 'must differ from PORT: metrics are never served on the public port',
@@ -243,7 +282,18 @@ export interface Config {
     /** Deepest nesting of objects and lists in variables (and any JSON input), checked before anything walks them. */
     inputDepth: number;
   };
-  rateLimit: { max: number; windowMs: number; redisUrl: string | null; redisPrefix: string };
+  rateLimit: {
+    max: number;
+    windowMs: number;
+    redisUrl: string | null;
+    redisPrefix: string;
+    /**
+     * GraphQL operations charged their cost against a budget of points per window (src/graphql/
+     * cost-budget.ts); null: only requests are counted. A caller gets the largest budget among
+     * `points` and those of its scopes in `byScope`.
+     */
+    costBudget: { points: number; byScope: Partial<Record<Scope, number>> } | null;
+  };
   /**
    * The in-process cache of authenticated API keys (src/modules/auth/api-key.cache.ts): the longest
    * an entry is used without reading the key again; 0 turns the cache off.
@@ -414,6 +464,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: e.RATE_LIMIT_WINDOW_MS,
       redisUrl: e.REDIS_URL ?? null,
       redisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
+      costBudget:
+        e.RATE_LIMIT_COST_BUDGET === undefined
+          ? null
+          : { points: e.RATE_LIMIT_COST_BUDGET, byScope: e.RATE_LIMIT_COST_BUDGET_BY_SCOPE ?? {} },
     },
     apiKeys: { cacheTtlMs: e.API_KEY_CACHE_TTL_MS },
     securityHeaders: e.SECURITY_HEADERS,

@@ -28,6 +28,9 @@ export const STABILITY_TABLE = {
   'Query.inventorySummary': 'experimental',
   'Query.order': 'stable',
   'Query.orders': 'stable',
+  // Relay's object identification (docs/relay.md): new; the node id format is opaque and may change.
+  'Query.node': 'beta',
+  'Query.nodes': 'beta',
   // GraphQL mutations
   'Mutation.createPet': 'stable',
   'Mutation.updatePet': 'stable',

@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import type { GraphQLContext } from './context';
 import { errorReportingPlugin, formatError } from './errors';
 import { JitGateway } from './jit-gateway';
-import { createLimits } from './limits';
+import { createLimits, type GraphQLLimits } from './limits';
 import { operationAccessPlugin } from './operation-access';
 import { wellFormedVariablesPlugin } from './well-formed';
 import { createSchema } from './schema';
@@ -28,11 +28,16 @@ export async function createApollo(
   config: Config,
   {
     schema,
+    trustedDocuments = null,
+    limits = createLimits(config.limits, {
+      exempt: trustedDocuments ? (document) => trustedDocuments.isTrusted(document) : undefined,
+    }),
     plugins = [],
     traceResolvers: traced = false,
-    trustedDocuments = null,
   }: {
     schema?: GraphQLSchema;
+    /** The limits (and their cost cache), shared with the cost budget when there is one. */
+    limits?: GraphQLLimits;
     plugins?: ApolloServerPlugin<GraphQLContext>[];
     traceResolvers?: boolean;
     /** TRUSTED_DOCUMENTS allow or enforce (src/graphql/trusted-documents.ts); null when off. */
@@ -47,9 +52,6 @@ export async function createApollo(
     config.graphql.explorer === 'off'
       ? ApolloServerPluginLandingPageDisabled()
       : explorerPlugin(config.graphql.explorer);
-  const limits = createLimits(config.limits, {
-    exempt: trustedDocuments ? (document) => trustedDocuments.isTrusted(document) : undefined,
-  });
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
 import type { Caller } from '../modules/auth/api-key.service';
+import type { BatchCharge } from './cost-budget';
 import type { StoreEvent } from '../modules/events/store-events';
 import { createCategoryLoaders } from '../modules/categories/category.loaders';
 import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
@@ -69,6 +70,10 @@ export interface GraphQLContext {
   planReads: boolean;
   /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
   batched: boolean;
+  /** The client's address: whose cost budget an anonymous caller spends (cost-budget.ts). */
+  clientAddress?: string;
+  /** The charge of the whole batch, made before any of its operations ran (cost-budget.ts). */
+  batchCostCharge?: BatchCharge | null;
   /**
    * Subscriptions only (graphql-ws, src/graphql/subscriptions.ts): opens this connection's stream of
    * store events, `select` mapping each to what the subscription delivers (undefined: skip it).
@@ -84,6 +89,8 @@ export function createContext(
     caller: Caller | null;
     headers: Record<string, string | string[] | undefined>;
     body?: unknown;
+    ip?: string;
+    batchCostCharge?: BatchCharge | null;
   },
   options: { planReads?: boolean } = {},
 ): GraphQLContext {
@@ -97,5 +104,7 @@ export function createContext(
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
     planReads: options.planReads ?? true,
     batched: Array.isArray(request.body),
+    clientAddress: request.ip,
+    batchCostCharge: request.batchCostCharge ?? null,
   };
 }

@@ -21,6 +21,7 @@
  */
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import {
   GraphQLError,
   Kind,
@@ -32,6 +33,7 @@ import {
   type DocumentNode,
   type FieldNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
@@ -58,20 +60,61 @@ const reportAs =
   (ctx: ValidationContext | null, error: GraphQLError): void =>
     ctx?.reportError(tooComplex(limit, armorMessage(error)));
 
-/** Only the protections named in `enabled`, reporting through `reportAs` instead of throwing. */
-function armorRules(limits: Config['limits'], enabled: 'structure' | 'cost'): ValidationRule[] {
+/** Depth, aliases and directives (graphql-armor), reporting through `reportAs` instead of throwing. */
+function structureRules(limits: Config['limits']): ValidationRule[] {
   const off = { enabled: false } as const;
-  const structure = enabled === 'structure';
   return new ApolloArmor({
     blockFieldSuggestion: off, // Apollo's hideSchemaDetailsFromClientErrors does this (apollo.ts)
     maxTokens: off, // graphql-js parse option, see above
-    maxDepth: structure ? { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false } : off,
-    maxAliases: structure ? { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false } : off,
-    maxDirectives: structure
-      ? { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false }
-      : off,
-    costLimit: structure ? off : { maxCost: limits.cost, onReject: [reportAs('cost')], propagateOnRejection: false },
+    maxDepth: { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false },
+    maxAliases: { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false },
+    maxDirectives: { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false },
+    costLimit: off, // operationCosts below
   }).protect().validationRules;
+}
+
+/**
+ * The cost model's constants, handed to graphql-armor's cost rule (these are its defaults, stated so
+ * that docs/cost-model.md is generated from them: scripts/cost-model-docs.ts).
+ */
+export const COST_MODEL = {
+  /** A field without a selection set (a scalar or enum). */
+  scalarCost: 1,
+  /** A field with a selection set, before its children. */
+  objectCost: 2,
+  /** Each child's cost is multiplied by this, per level of nesting. */
+  depthCostFactor: 1.5,
+} as const;
+
+/**
+ * The cost of every operation of a document as written (page sizes already in it: withPageSizes),
+ * by operation name ('' for an anonymous one). graphql-armor's rule computes it; it reports the
+ * number only through `onAccept`, per operation, so the rule is wrapped to know which operation it
+ * is visiting. THE one computation of cost: the cost limit and the cost budget both read it.
+ */
+function costsOf(schema: GraphQLSchema, document: DocumentNode): Map<string, number> {
+  const costs = new Map<string, number>();
+  let current = '';
+  const rule = costLimitRule({
+    ...COST_MODEL,
+    maxCost: Number.POSITIVE_INFINITY,
+    ignoreIntrospection: true,
+    onAccept: [(_ctx, { n }) => costs.set(current, n)],
+    propagateOnRejection: false,
+  });
+  const wrapped: ValidationRule = (context) => {
+    const visitor = rule(context) as unknown as { OperationDefinition: { enter(node: OperationDefinitionNode): void } };
+    return {
+      OperationDefinition: {
+        enter(node: OperationDefinitionNode) {
+          current = node.name?.value ?? '';
+          visitor.OperationDefinition.enter(node);
+        },
+      },
+    };
+  };
+  validate(schema, document, [wrapped]);
+  return costs;
 }
 
 /**
@@ -102,6 +145,14 @@ export function withPageSizes(
             arguments: [...(node.arguments ?? []), firstArgument(representationCount(node, variables))],
           };
         }
+        // `nodes(nodeIds:)` reads one object per id: it costs as a page of that many.
+        const ids = node.arguments?.find((a) => a.name.value === 'nodeIds');
+        if (ids && def?.args.some((a) => a.name === 'nodeIds')) {
+          const given = ids.value.kind === Kind.VARIABLE ? variables[ids.value.name.value] : undefined;
+          const n = ids.value.kind === Kind.LIST ? ids.value.values.length : Array.isArray(given) ? given.length : 1;
+          const first = { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: intValue(n) } as const;
+          return { ...node, arguments: [...(node.arguments ?? []), first] };
+        }
         if (!def?.args.some((a) => a.name === 'first')) return undefined;
         const args: ArgumentNode[] = (node.arguments ?? []).map((arg) => {
           if ((arg.name.value === 'first' || arg.name.value === 'last') && arg.value.kind === Kind.VARIABLE) {
@@ -128,6 +179,17 @@ export interface GraphQLLimits {
    * get it through `plugin`; subscriptions (src/graphql/subscriptions.ts) call it directly.
    */
   costError(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null;
+  /**
+   * The cost of the operation `operationName` of a document (the only one when null), with its
+   * variables' page sizes: what the cost limit compares with GRAPHQL_MAX_COST and what the cost
+   * budget charges (src/graphql/cost-budget.ts). 0 when the document has no such operation.
+   */
+  operationCost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    operationName?: string | null,
+  ): number;
   parseOptions: { maxTokens: number };
   plugin: ApolloServerPlugin;
 }
@@ -140,32 +202,28 @@ function representationCount(node: FieldNode, variables: Record<string, unknown>
   return Array.isArray(given) ? Math.max(1, given.length) : 1;
 }
 
-/** What a size variable counts for the cost: a page size, or the length of a representations list. */
-const sizeOf = (value: unknown): string =>
-  Number.isSafeInteger(value) ? String(value) : Array.isArray(value) ? `[${value.length}]` : '-';
-
 /**
- * The variables a document passes as `first`/`last` or as `_entities(representations:)`: the only
- * inputs its cost depends on.
+ * The variables a document passes as `first`/`last`, `nodeIds` or `_entities(representations:)`:
+ * the only inputs its cost depends on.
  */
 function pageSizeVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
   visit(document, {
     Argument(node) {
-      const sized = node.name.value === 'first' || node.name.value === 'last' || node.name.value === 'representations';
+      const sized = ['first', 'last', 'nodeIds', 'representations'].includes(node.name.value);
       if (sized && node.value.kind === Kind.VARIABLE) names.add(node.value.name.value);
     },
   });
   return [...names];
 }
 
-/** Verdicts kept per document for this many distinct page sizes, then forgotten (memory bound). */
-const VERDICTS_PER_DOCUMENT = 64;
+/** Costs kept per document for this many distinct page sizes, then forgotten (memory bound). */
+const COSTS_PER_DOCUMENT = 64;
 
-interface CostVerdicts {
+interface DocumentCosts {
   pageVariables: string[];
-  /** JSON of the page-size values -> the rejection, or null when within budget. */
-  byPageSizes: Map<string, GraphQLError | null>;
+  /** JSON of the page-size values -> the cost of each operation by name. */
+  byPageSizes: Map<string, Map<string, number>>;
 }
 
 /**
@@ -176,38 +234,58 @@ export function createLimits(
   limits: Config['limits'],
   { exempt }: { exempt?: (document: DocumentNode) => boolean } = {},
 ): GraphQLLimits {
-  const costRules = armorRules(limits, 'cost');
   // The cost of an operation depends only on its document and the values of its page-size variables.
   // Apollo hands back the same parsed DocumentNode for the same query text (its document cache), so
-  // the verdict is computed once per document and page sizes instead of on every request (a visit
+  // the costs are computed once per document and page sizes instead of on every request (a visit
   // and a validation pass, ~7% of the CPU of a small query before this cache, issue 6).
-  const verdicts = new WeakMap<DocumentNode, CostVerdicts>();
+  const cache = new WeakMap<DocumentNode, DocumentCosts>();
+  const costs = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+  ): Map<string, number> => {
+    let cached = cache.get(document);
+    if (!cached) {
+      cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
+      cache.set(document, cached);
+    }
+    // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
+    // string, say). withPageSizes counts anything but a safe integer as the default page,
+    // so the key keeps only what it uses, and a remembered cost stays a few bytes.
+    const key = cached.pageVariables
+      .map((name) => {
+        const value = variables[name];
+        if (Array.isArray(value)) return `[${value.length}]`; // nodeIds, representations: only their number counts
+        return Number.isSafeInteger(value) ? String(value) : '-';
+      })
+      .join(',');
+    let found = cached.byPageSizes.get(key);
+    if (found === undefined) {
+      found = costsOf(schema, withPageSizes(schema, document, variables));
+      if (cached.byPageSizes.size >= COSTS_PER_DOCUMENT) cached.byPageSizes.clear();
+      cached.byPageSizes.set(key, found);
+    }
+    return found;
+  };
   const costError = (
     schema: GraphQLSchema,
     document: DocumentNode,
     variables: Record<string, unknown>,
   ): GraphQLError | null => {
-    let cached = verdicts.get(document);
-    if (!cached) {
-      cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };
-      verdicts.set(document, cached);
+    for (const cost of costs(schema, document, variables).values()) {
+      if (cost > limits.cost) return tooComplex('cost', `Query Cost limit of ${limits.cost} exceeded, found ${cost}.`);
     }
-    // Variables are not coerced yet here: a value is whatever the client sent (a 1 MiB
-    // string, say). withPageSizes counts anything but a safe integer as the default page,
-    // so the key keeps only what it uses, and a remembered verdict stays a few bytes.
-    const key = cached.pageVariables.map((name) => sizeOf(variables[name])).join(',');
-    let verdict = cached.byPageSizes.get(key);
-    if (verdict === undefined) {
-      const errors = validate(schema, withPageSizes(schema, document, variables), costRules);
-      verdict = errors[0] ?? null;
-      if (cached.byPageSizes.size >= VERDICTS_PER_DOCUMENT) cached.byPageSizes.clear();
-      cached.byPageSizes.set(key, verdict);
-    }
-    return verdict;
+    return null;
+  };
+  const operationCost: GraphQLLimits['operationCost'] = (schema, document, variables, operationName) => {
+    const all = costs(schema, document, variables);
+    if (operationName) return all.get(operationName) ?? 0;
+    return all.size === 1 ? [...all.values()][0]! : 0;
   };
   return {
     costError,
-    validationRules: armorRules(limits, 'structure'),
+    operationCost,
+    validationRules: structureRules(limits),
     parseOptions: { maxTokens: limits.tokens },
     plugin: {
       async requestDidStart() {

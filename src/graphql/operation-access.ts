@@ -26,11 +26,13 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type ValueNode,
 } from 'graphql';
-import { UnauthenticatedError } from '../errors/app-error';
+import { decodeNodeId, NODE_TYPE_OPERATIONS } from '../common/node-ids';
+import { AppError, UnauthenticatedError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import { refusal } from '../modules/auth/authorize';
-import { SCOPE_TABLE } from '../modules/auth/scopes';
+import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
 import type { GraphQLContext } from './context';
 import { ENTITY_ACCESS, isEntityType, representationTypeNames } from './federation';
 
@@ -118,6 +120,77 @@ export function guardedCoordinates(
   return [...found];
 }
 
+/**
+ * The coordinates that the node ids given to `Query.node`/`Query.nodes` stand for: the ids are
+ * decoded here, before execution, from literals and from the (not yet coerced) variables, since the
+ * type of the object is known only from its id. Throws VALIDATION_FAILED for a malformed node id.
+ */
+function nodeCoordinates(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Operation[] {
+  if (operation.operation !== 'query') return [];
+  const found = new Set<Operation>();
+  const visited = new Set<string>();
+  const idsOf = (value: ValueNode): unknown[] => {
+    if (value.kind === Kind.VARIABLE) {
+      const given = variables[value.name.value];
+      return Array.isArray(given) ? given : [given];
+    }
+    if (value.kind === Kind.LIST) return value.values.flatMap(idsOf);
+    if (value.kind === Kind.STRING) return [value.value];
+    return [undefined]; // graphql-js's validation has refused any other literal already
+  };
+  const walk = (selectionSet: SelectionSetNode): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== 'node' && selection.name.value !== 'nodes') continue;
+        for (const arg of selection.arguments ?? []) {
+          if (arg.name.value !== 'nodeId' && arg.name.value !== 'nodeIds') continue;
+          for (const id of idsOf(arg.value)) {
+            // Variables graphql-js will refuse while coercing them (a missing or non-string value) are its to report.
+            if (typeof id !== 'string') continue;
+            found.add(NODE_TYPE_OPERATIONS[decodeNodeId(id).type]);
+          }
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet);
+      } else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value);
+        const fragment = document.definitions.find(
+          (d): d is FragmentDefinitionNode =>
+            d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+        );
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return [...found];
+}
+
+/**
+ * Why the caller may not run `operation`, or null: the scope table over every field it reaches and
+ * every node id it names, or VALIDATION_FAILED for a malformed node id. Nothing has run.
+ */
+export function operationRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  caller: Caller | null,
+  variables: Record<string, unknown>,
+): AppError | null {
+  let nodes: Operation[];
+  try {
+    nodes = nodeCoordinates(document, operation, variables);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  return refusal(caller, [...guardedCoordinates(schema, document, operation, variables), ...nodes]);
+}
+
 /** Throws the refusal of the operation (as Apollo expects it: a GraphQLError with its HTTP head). */
 export function checkOperationAccess(
   schema: GraphQLSchema,
@@ -126,7 +199,7 @@ export function checkOperationAccess(
   caller: Caller | null,
   variables: Record<string, unknown> = {},
 ): void {
-  const refused = refusal(caller, guardedCoordinates(schema, document, operation, variables));
+  const refused = operationRefusal(schema, document, operation, caller, variables);
   if (!refused) return;
   const headers = new HeaderMap();
   if (refused instanceof UnauthenticatedError) headers.set('www-authenticate', refused.challenge);

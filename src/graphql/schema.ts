@@ -7,6 +7,7 @@ import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
 import { StoreEventsResolver } from '../modules/events/store-events.resolver';
 import { authChecker } from './auth-checker';
+import { NodeResolver, resolveNodeIds } from './node.resolver';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
@@ -21,6 +22,7 @@ export const resolvers = [
   OrderResolver,
   InventoryResolver,
   StoreEventsResolver,
+  NodeResolver,
 ] as const;
 
 /**
@@ -49,7 +51,7 @@ export async function createSchema({ federation = false }: { federation?: boolea
     },
   });
   const plain = labelStability(
-    serveCompiledFields(resolveTotalCounts(schema), RELATIONS, new Set(Object.keys(SCOPE_TABLE))),
+    serveCompiledFields(resolveNodeIds(resolveTotalCounts(schema)), RELATIONS, new Set(Object.keys(SCOPE_TABLE))),
   );
   return federation ? federateSchema(plain) : plain;
 }

@@ -18,10 +18,9 @@ import {
 } from 'graphql';
 import { BadRequestError, type AppError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
-import { refusal } from '../modules/auth/authorize';
 import { withoutSuggestions } from './errors';
 import type { GraphQLLimits } from './limits';
-import { guardedCoordinates } from './operation-access';
+import { operationRefusal } from './operation-access';
 import type { TrustedDocuments } from './trusted-documents';
 import { variablesError } from './well-formed';
 
@@ -99,7 +98,7 @@ export function checkSubscription(
   if (cost) return { errors: [cost] };
   // The whole document against the scope table, as for queries (operation-access.ts): the
   // subscription field and everything it selects (`order { pet { orders } }` needs orders:read).
-  const refused = refusal(caller, guardedCoordinates(schema, document, operation));
+  const refused = operationRefusal(schema, document, operation, caller, variables);
   if (refused) return fail(refused);
   return { document, operation, variables };
 }

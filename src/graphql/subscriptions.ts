@@ -50,6 +50,7 @@ import { authorizationParam, ConnectionCounts, originAllowed } from './subscript
 import type { TrustedDocuments } from './trusted-documents';
 import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
+import { pointsFor, type CostBudget } from './cost-budget';
 
 /** WebSocket close code used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;
@@ -61,6 +62,8 @@ export interface SubscriptionsOptions {
   services: Services;
   schema: GraphQLSchema;
   limits: GraphQLLimits;
+  /** Charges each subscription its cost when it starts (RATE_LIMIT_COST_BUDGET); null: off. */
+  costBudget?: CostBudget | null;
   events: StoreEvents;
   /** The rate limiter HTTP requests are counted by: every WebSocket message is charged to it too. */
   limiter: Pick<RateLimiter, 'charge'>;
@@ -108,7 +111,7 @@ function formatForClient(error: GraphQLError, requestId: string, log: FastifyReq
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, events, limiter, apiKeyCache, trustedDocuments }: SubscriptionsOptions,
+  { config, services, schema, limits, costBudget, events, limiter, apiKeyCache, trustedDocuments }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
@@ -207,6 +210,15 @@ export async function registerSubscriptions(
       }
       const checked = checkSubscription(checks, conn.caller, payload);
       if ('errors' in checked) return checked.errors;
+      // With a cost budget, a subscription is charged its cost once, when it starts (cost-budget.ts).
+      const charged = costBudget
+        ? await costBudget.charge(
+            conn.caller,
+            conn.address,
+            pointsFor(limits.operationCost(schema, checked.document, checked.variables, payload.operationName)),
+          )
+        : null;
+      if (charged?.refused) return fail(charged.refused);
       const contextValue: GraphQLContext = {
         requestId: `${request.id}:${id}`,
         log: request.log,

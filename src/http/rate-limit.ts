@@ -55,6 +55,9 @@ export function rateLimitKey(request: FastifyRequest): string {
   return rateLimitSubject(request.caller, request.ip);
 }
 
+/** Whose budget a request spends (the cost budget's name for rateLimitSubject). */
+export const limitKey = (caller: Pick<Caller, 'keyId'> | null, ip: string): string => rateLimitSubject(caller, ip);
+
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Where the counters are: 'memory' (no REDIS_URL), 'redis', or 'memory-fallback' (Redis away). */
@@ -81,6 +84,8 @@ export interface RateLimiter {
   /** Counts a request against the key it was just verified to carry (see above). */
   chargeKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   state(): RateLimitStoreState;
+  /** The Redis connection of the counters (null without REDIS_URL): the cost budget's points share it. */
+  redis: Redis | null;
 }
 
 /** The message of a refusal by the rate limit, over HTTP and WebSocket alike. */
@@ -208,5 +213,6 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     limit: count,
     chargeKey: count,
     state: () => (!connection ? 'memory' : connection.available() ? 'redis' : 'memory-fallback'),
+    redis: connection?.redis ?? null,
   };
 }

@@ -70,6 +70,10 @@ type Documents = {
     "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": typeof types.PetStockDocument,
     "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.SetStatusDocument,
     "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.SetStockDocument,
+    "\n  fragment CategoryCard_category on Category @refetchable(queryName: \"CategoryCardRefetchQuery\") {\n    id\n    name\n    description\n  }\n": typeof types.CategoryCard_CategoryFragmentDoc,
+    "\n  fragment InventoryCard_item on InventoryItem @refetchable(queryName: \"InventoryCardRefetchQuery\") {\n    petId\n    quantity\n  }\n": typeof types.InventoryCard_ItemFragmentDoc,
+    "\n  fragment OrderCard_order on Order @refetchable(queryName: \"OrderCardRefetchQuery\") {\n    id\n    quantity\n    complete\n    pet {\n      name\n    }\n  }\n": typeof types.OrderCard_OrderFragmentDoc,
+    "\n  fragment PetCard_pet on Pet @refetchable(queryName: \"PetCardRefetchQuery\") {\n    id\n    name\n    status\n    category {\n      name\n    }\n  }\n": typeof types.PetCard_PetFragmentDoc,
 };
 const documents: Documents = {
     "\n  mutation CreateCategory($input: NewCategory!) {\n    createCategory(input: $input) {\n      id\n      name\n      description\n    }\n  }\n": types.CreateCategoryDocument,
@@ -127,6 +131,10 @@ const documents: Documents = {
     "\n  query PetStock($id: ID!) {\n    pet(id: $id) {\n      status\n      inventory {\n        quantity\n        status\n      }\n    }\n  }\n": types.PetStockDocument,
     "\n  mutation SetStatus($id: ID!, $status: PetStatus!) {\n    setPetStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.SetStatusDocument,
     "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.SetStockDocument,
+    "\n  fragment CategoryCard_category on Category @refetchable(queryName: \"CategoryCardRefetchQuery\") {\n    id\n    name\n    description\n  }\n": types.CategoryCard_CategoryFragmentDoc,
+    "\n  fragment InventoryCard_item on InventoryItem @refetchable(queryName: \"InventoryCardRefetchQuery\") {\n    petId\n    quantity\n  }\n": types.InventoryCard_ItemFragmentDoc,
+    "\n  fragment OrderCard_order on Order @refetchable(queryName: \"OrderCardRefetchQuery\") {\n    id\n    quantity\n    complete\n    pet {\n      name\n    }\n  }\n": types.OrderCard_OrderFragmentDoc,
+    "\n  fragment PetCard_pet on Pet @refetchable(queryName: \"PetCardRefetchQuery\") {\n    id\n    name\n    status\n    category {\n      name\n    }\n  }\n": types.PetCard_PetFragmentDoc,
 };
 
 /**
@@ -349,6 +357,22 @@ export function graphql(source: "\n  mutation SetStatus($id: ID!, $status: PetSt
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation SetStock($petId: ID!, $quantity: Int!) {\n    updateInventory(petId: $petId, input: { quantity: $quantity }) {\n      petId\n      quantity\n      status\n    }\n  }\n"): typeof import('./graphql').SetStockDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment CategoryCard_category on Category @refetchable(queryName: \"CategoryCardRefetchQuery\") {\n    id\n    name\n    description\n  }\n"): typeof import('./graphql').CategoryCard_CategoryFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment InventoryCard_item on InventoryItem @refetchable(queryName: \"InventoryCardRefetchQuery\") {\n    petId\n    quantity\n  }\n"): typeof import('./graphql').InventoryCard_ItemFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment OrderCard_order on Order @refetchable(queryName: \"OrderCardRefetchQuery\") {\n    id\n    quantity\n    complete\n    pet {\n      name\n    }\n  }\n"): typeof import('./graphql').OrderCard_OrderFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment PetCard_pet on Pet @refetchable(queryName: \"PetCardRefetchQuery\") {\n    id\n    name\n    status\n    category {\n      name\n    }\n  }\n"): typeof import('./graphql').PetCard_PetFragmentDoc;
 
 
 export function graphql(source: string) {

@@ -502,6 +502,14 @@ export type SetStockMutationVariables = Exact<{
 
 export type SetStockMutation = { updateInventory: { petId: string, quantity: number, status: PetStatus } };
 
+export type CategoryCard_CategoryFragment = { id: string, name: string, description: string | null };
+
+export type InventoryCard_ItemFragment = { petId: string, quantity: number };
+
+export type OrderCard_OrderFragment = { id: string, quantity: number | null, complete: boolean | null, pet: { name: string } | null };
+
+export type PetCard_PetFragment = { id: string, name: string, status: PetStatus | null, category: { name: string } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -538,6 +546,39 @@ export const CategoryFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"CategoryFields"}) as unknown as TypedDocumentString<CategoryFieldsFragment, unknown>;
+export const CategoryCard_CategoryFragmentDoc = new TypedDocumentString(`
+    fragment CategoryCard_category on Category @refetchable(queryName: "CategoryCardRefetchQuery") {
+  id
+  name
+  description
+}
+    `, {"fragmentName":"CategoryCard_category"}) as unknown as TypedDocumentString<CategoryCard_CategoryFragment, unknown>;
+export const InventoryCard_ItemFragmentDoc = new TypedDocumentString(`
+    fragment InventoryCard_item on InventoryItem @refetchable(queryName: "InventoryCardRefetchQuery") {
+  petId
+  quantity
+}
+    `, {"fragmentName":"InventoryCard_item"}) as unknown as TypedDocumentString<InventoryCard_ItemFragment, unknown>;
+export const OrderCard_OrderFragmentDoc = new TypedDocumentString(`
+    fragment OrderCard_order on Order @refetchable(queryName: "OrderCardRefetchQuery") {
+  id
+  quantity
+  complete
+  pet {
+    name
+  }
+}
+    `, {"fragmentName":"OrderCard_order"}) as unknown as TypedDocumentString<OrderCard_OrderFragment, unknown>;
+export const PetCard_PetFragmentDoc = new TypedDocumentString(`
+    fragment PetCard_pet on Pet @refetchable(queryName: "PetCardRefetchQuery") {
+  id
+  name
+  status
+  category {
+    name
+  }
+}
+    `, {"fragmentName":"PetCard_pet"}) as unknown as TypedDocumentString<PetCard_PetFragment, unknown>;
 export const CreateCategoryDocument = new TypedDocumentString(`
     mutation CreateCategory($input: NewCategory!) {
   createCategory(input: $input) {

@@ -83,7 +83,8 @@ export async function startServerProcess(
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: on a loaded shared machine a first start (a new PGlite database) has taken ~100 s.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
     try {
@@ -93,7 +94,7 @@ export async function startServerProcess(
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not start within 60 s: ${stderr}`);
+      throw new Error(`server did not start within 180 s: ${stderr}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

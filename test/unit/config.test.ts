@@ -109,4 +109,26 @@ describe('configuration', () => {
       expect((error as Error).message).toMatch(/GRAPHQL_LANDING_PAGE/);
     }
   });
+
+  it('counts requests unless RATE_LIMIT_COST_BUDGET is set, with budgets per scope', () => {
+    expect(loadConfig({}).rateLimit.costBudget).toBeNull();
+    expect(
+      loadConfig({
+        RATE_LIMIT_COST_BUDGET: '50000',
+        RATE_LIMIT_COST_BUDGET_BY_SCOPE: 'admin=1000000, orders:write=200000',
+      }).rateLimit.costBudget,
+    ).toEqual({ points: 50000, byScope: { admin: 1000000, 'orders:write': 200000 } });
+  });
+
+  it('refuses a cost budget an allowed operation could never fit in, and unknown scopes', () => {
+    expect(() => loadConfig({ RATE_LIMIT_COST_BUDGET: '1000' })).toThrow(
+      /RATE_LIMIT_COST_BUDGET: must be at least GRAPHQL_MAX_COST/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_COST_BUDGET: '50000', RATE_LIMIT_COST_BUDGET_BY_SCOPE: 'root=1' })).toThrow(
+      /RATE_LIMIT_COST_BUDGET_BY_SCOPE: "root=1" is not scope=points/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_COST_BUDGET_BY_SCOPE: 'admin=100000' })).toThrow(
+      /RATE_LIMIT_COST_BUDGET_BY_SCOPE: needs RATE_LIMIT_COST_BUDGET/,
+    );
+  });
 });

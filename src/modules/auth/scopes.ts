@@ -22,6 +22,10 @@ export const SCOPE_TABLE = {
   // reads (`Order` -> Query.order), checked by src/graphql/operation-access.ts.
   'Query._entities': 'public',
   'Query._service': 'public',
+  // Relay's object identification: public as fields; each node id is checked as its type's root
+  // field above (an Order's needs orders:read), from the id, before execution (operation-access.ts).
+  'Query.node': 'public',
+  'Query.nodes': 'public',
   // GraphQL fields that reach protected data from public types
   'Pet.orders': 'orders:read',
   // GraphQL mutations

@@ -1,8 +1,9 @@
+import { Node } from '../../graphql/node.type';
 import { Field, ObjectType } from 'type-graphql';
 import { IdScalar } from '../../graphql/scalars';
 import { ConnectionType } from '../../graphql/connection';
 
-@ObjectType({ simpleResolvers: true, description: 'A category of pets.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'A category of pets.' })
 export class Category {
   @Field(() => IdScalar)
   id!: bigint;

@@ -1,9 +1,10 @@
+import { Node } from '../../graphql/node.type';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { IdScalar } from '../../graphql/scalars';
 import { ConnectionType } from '../../graphql/connection';
 import { PetStatusEnum, type PetStatus } from '../pets/pet-status';
 
-@ObjectType({ simpleResolvers: true, description: 'The stock count of one pet.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'The stock count of one pet.' })
 export class InventoryItem {
   @Field(() => IdScalar)
   petId!: bigint;

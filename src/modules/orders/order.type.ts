@@ -1,8 +1,9 @@
+import { Node } from '../../graphql/node.type';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { IdScalar, DateTimeScalar } from '../../graphql/scalars';
 import { ConnectionType } from '../../graphql/connection';
 
-@ObjectType({ simpleResolvers: true, description: 'A store order for a pet.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'A store order for a pet.' })
 export class Order {
   @Field(() => IdScalar)
   id!: bigint;

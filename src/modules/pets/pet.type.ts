@@ -1,9 +1,10 @@
+import { Node } from '../../graphql/node.type';
 import { Field, ObjectType } from 'type-graphql';
 import { IdScalar } from '../../graphql/scalars';
 import { ConnectionType } from '../../graphql/connection';
 import { PetStatusEnum, type PetStatus } from './pet-status';
 
-@ObjectType({ simpleResolvers: true, description: 'An animal for sale.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'An animal for sale.' })
 export class Pet {
   @Field(() => IdScalar)
   id!: bigint;

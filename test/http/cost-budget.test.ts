@@ -1,0 +1,161 @@
+/**
+ * Fair use by cost (RATE_LIMIT_COST_BUDGET, docs/cost-limits.md), through real server processes:
+ * operations charged their cost in points, `extensions.cost` and RateLimit-* headers on every
+ * answer, an operation that does not fit refused before it runs (a mutation that does not happen),
+ * batches charged as a whole, per-scope budgets, and one budget shared by two processes through
+ * Redis (skipped without TEST_REDIS_URL), with the in-memory fallback when Redis is away.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
+import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+// (2 + 1.5 x (2 + 1.5 x (1 + 1))) x 20 = 190 points under the cost model (limits.ts).
+const PETS_20 = '{ pets(first: 20) { nodes { id name } } }';
+// (2 + 1.5 x (2 + 1.5 x 1)) x 10 = 72.5, charged 73.
+const PETS_10 = '{ pets(first: 10) { nodes { id } } }';
+
+describe('the cost budget (one process)', () => {
+  let gateway: GatewayFixture;
+  beforeAll(async () => {
+    gateway = await startGateway({
+      GRAPHQL_MAX_COST: '200',
+      RATE_LIMIT_COST_BUDGET: '200',
+      RATE_LIMIT_COST_BUDGET_BY_SCOPE: 'admin=300',
+      RATE_LIMIT_WINDOW_MS: '600000',
+    });
+  }, 300_000);
+  afterAll(async () => gateway?.dispose());
+
+  it('charges an operation its cost and says so in extensions.cost and the RateLimit headers', async () => {
+    const first = await post(gateway.server.url, { query: '{ __typename }' });
+    expect(first.status).toBe(200);
+    expect(first.body.extensions.cost).toMatchObject({ requested: 1, limit: 200, remaining: 199 });
+    expect(first.body.extensions.cost.resetSeconds).toBeGreaterThan(0);
+    expect(first.headers.get('ratelimit-limit')).toBe('200');
+    expect(first.headers.get('ratelimit-remaining')).toBe('199');
+    const second = await post(gateway.server.url, { query: PETS_10 });
+    expect(second.body.extensions.cost).toMatchObject({ requested: 73, remaining: 126 });
+  });
+
+  it('gives a scope its own budget (an admin key has more)', async () => {
+    const answer = await post(gateway.server.url, { query: '{ __typename }' }, gateway.admin);
+    expect(answer.body.extensions.cost).toMatchObject({ requested: 1, limit: 300, remaining: 299 });
+  });
+
+  it('refuses an operation that does not fit before it runs: the mutation does not happen', async () => {
+    const spend = await post(gateway.server.url, { query: PETS_20 }, gateway.admin);
+    expect(spend.body.extensions.cost).toMatchObject({ requested: 190, remaining: 109 });
+    const more = await post(gateway.server.url, { query: '{ pets(first: 11) { nodes { id name } } }' }, gateway.admin);
+    expect(more.body.extensions.cost).toMatchObject({ requested: 105, remaining: 4 });
+    // 2 + 1.5 x (1 + 1 + 1) = 6.5: 7 points, 4 left.
+    const refused = await post(
+      gateway.server.url,
+      { query: 'mutation { createCategory(input: { name: "Ghost" }) { id name description } }' },
+      gateway.admin,
+    );
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors[0].message).toMatch(/costs 7 points and 4 are left; nothing was run/);
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.extensions.cost).toMatchObject({ requested: 7, limit: 300, remaining: 4 });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('4');
+    // Nothing ran, and nothing was spent: what is left still buys a cheaper operation.
+    const after = await post(gateway.server.url, { query: '{ __typename }' }, gateway.admin);
+    expect(after.body.extensions.cost).toMatchObject({ requested: 1, remaining: 3 });
+    const fresh = await startGatewayReader(gateway);
+    expect(fresh).not.toContain('Ghost');
+  });
+
+  it('charges a batch as a whole before any of its operations runs', async () => {
+    const url = gateway.server.url;
+    // The anonymous budget is partly spent by the tests above (74 + 37 points): 89 left.
+    const refused = await post(url, [{ query: PETS_10 }, { query: PETS_10 }]);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('89');
+    const fits = await post(url, [{ query: PETS_10 }, { query: '{ __typename }' }]);
+    expect(fits.status).toBe(200);
+    expect(fits.body.map((r: any) => r.extensions.cost.requested)).toEqual([73, 1]);
+    expect(fits.body[1].extensions.cost.remaining).toBe(15);
+  });
+});
+
+/** The category names, read anonymously (the admin's budget is spent): 37 points. */
+async function startGatewayReader(gateway: GatewayFixture): Promise<string[]> {
+  const answer = await post(gateway.server.url, { query: '{ categories(first: 5) { nodes { name } } }' }, {});
+  return answer.body.data.categories.nodes.map((c: { name: string }) => c.name);
+}
+
+const redisUrl = process.env.TEST_REDIS_URL;
+
+describeIf(Boolean(redisUrl), NEEDS_REDIS)('the cost budget across two processes (Redis)', () => {
+  const dirs: string[] = [];
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('trips on the points both processes charged together', async () => {
+    const env = {
+      REDIS_URL: redisUrl!,
+      RATE_LIMIT_REDIS_PREFIX: `petstore-test-${crypto.randomUUID()}:`,
+      GRAPHQL_MAX_COST: '200',
+      RATE_LIMIT_COST_BUDGET: '200',
+      RATE_LIMIT_WINDOW_MS: '60000',
+    };
+    for (let i = 0; i < 2; i++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cost-'));
+      dirs.push(dir);
+      servers.push(await startServerProcess({ ...env, PGLITE_DATA_DIR: dir }));
+    }
+    const answers: Answer[] = [];
+    for (let i = 0; i < 3; i++) answers.push(await post(servers[i % 2]!.url, { query: PETS_10 }));
+    // Each process alone charged at most 146 of 200 points: only the shared count refuses the third.
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    expect(answers[1]!.body.extensions.cost.remaining).toBe(54);
+    expect(answers[2]!.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+  }, 420_000);
+});
+
+describe('the cost budget while Redis is away', () => {
+  let server: ServerProcess | undefined;
+  let dir: string | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps counting points in memory', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cost-'));
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dir,
+      // Nothing listens on port 1: the limiter falls back to memory (http/rate-limit.ts).
+      REDIS_URL: 'redis://127.0.0.1:1',
+      GRAPHQL_MAX_COST: '200',
+      RATE_LIMIT_COST_BUDGET: '200',
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post(server.url, { query: PETS_10 })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  }, 240_000);
+});
