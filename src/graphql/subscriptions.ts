@@ -111,7 +111,17 @@ function formatForClient(error: GraphQLError, requestId: string, log: FastifyReq
 
 export async function registerSubscriptions(
   app: FastifyInstance,
-  { config, services, schema, limits, costBudget, events, limiter, apiKeyCache, trustedDocuments }: SubscriptionsOptions,
+  {
+    config,
+    services,
+    schema,
+    limits,
+    costBudget,
+    events,
+    limiter,
+    apiKeyCache,
+    trustedDocuments,
+  }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
   const connections = new Map<WebSocket, Connection>();
