@@ -112,7 +112,10 @@ describe(`generated reads (seed ${SEED}, ${ONLY === null ? READS : 1} reads): pl
       database.sql.reset();
       const answerOn = normalize(await on.gql(doc, read.variables));
       // The key's last-used time is written at most once a minute, whatever the read.
-      const statements = database.sql.statements.filter((s) => !s.includes('"api_keys"')).length;
+      // On PostgreSQL that write is wrapped in its own BEGIN/COMMIT, left out with it.
+      const statements = database.sql.statements.filter(
+        (s) => !s.includes('"api_keys"') && !/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(s),
+      ).length;
       const answerOff = normalize(await off.gql(doc, read.variables));
       const errored = erroredRoots(answerOn);
       outcomes.push({
@@ -121,7 +124,8 @@ describe(`generated reads (seed ${SEED}, ${ONLY === null ? READS : 1} reads): pl
         on: answerOn,
         off: answerOff,
         statements,
-        cleanRoots: answerOn.data === null ? 0 : read.rootKeys.filter((k) => !errored.has(k)).length,
+        // No data (null after an execution error, absent after a validation error): nothing ran.
+        cleanRoots: answerOn.data == null ? 0 : read.rootKeys.filter((k) => !errored.has(k)).length,
       });
     }
   }, 600_000);
@@ -148,8 +152,8 @@ describe(`generated reads (seed ${SEED}, ${ONLY === null ? READS : 1} reads): pl
     expect(outcomes.filter((o) => !o.on.errors).length).toBeGreaterThan(READS / 2);
   });
 
-  // Fails until the read compiler (issue 20 items 1-3) serves every read: the message gives the
-  // distribution measured, and the first reads that took more.
+  // The read compiler's promise (docs/read-compiler.md): on failure the message gives the
+  // distribution measured, and the first reads that took more or fewer.
   it('reads every generated operation in one SQL statement per root field', () => {
     const over = outcomes.filter((o) => o.statements > o.read.rootFields.length || o.statements < o.cleanRoots);
     const perRequest = new Map<number, number>();
