@@ -274,7 +274,7 @@ export async function buildApp({
     // documents on, each operation is checked against the list before any is parsed; with a cost
     // budget, the batch is charged as a whole before any operation runs (cost-budget.ts).
     preHandler: [
-      batchGuard(app, config.graphql.batchMax),
+      batchGuard(config.graphql.batchMax, limiter),
       ...(trustedDocuments ? [trustedDocuments.guard] : []),
       ...(costBudget ? [costBudget.chargeBatch] : []),
     ],

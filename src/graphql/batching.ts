@@ -9,11 +9,11 @@
  * once on arrival, before the body was read; this preHandler counts the other operations in the same
  * store under the same key. A batch over the limit is refused as a whole (429) before anything runs.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { rateLimitKey, type RateLimiter } from '../http/rate-limit';
 import { BadRequestError, RateLimitedError } from '../errors/app-error';
 
-export function batchGuard(app: FastifyInstance, batchMax: number): preHandlerAsyncHookHandler {
-  const count = app.hasDecorator('createRateLimit') ? app.createRateLimit() : null;
+export function batchGuard(batchMax: number, limiter: Pick<RateLimiter, 'charge'> | null): preHandlerAsyncHookHandler {
   return async function guardBatch(request: FastifyRequest, reply: FastifyReply) {
     const body = request.body;
     if (!Array.isArray(body)) return;
@@ -24,17 +24,16 @@ export function batchGuard(app: FastifyInstance, batchMax: number): preHandlerAs
         `A batch holds at most ${batchMax} operations (GRAPHQL_BATCH_MAX); this one holds ${body.length}`,
       );
     }
-    if (!count) return;
-    for (let i = 1; i < body.length; i++) {
-      const result = await count(request);
-      if (result.isAllowed) return;
-      reply.header('ratelimit-remaining', result.remaining);
-      if (result.isExceeded) {
-        reply.header('retry-after', result.ttlInSeconds);
-        throw new RateLimitedError(
-          `Rate limit of ${result.max} requests exceeded (a batch counts each of its ${body.length} operations); retry in ${result.ttlInSeconds} seconds`,
-        );
-      }
+    if (!limiter || body.length < 2) return;
+    // The request itself was counted by the rate limit's hook; its other operations are charged to
+    // the same payer (its key, or its address), through the one limiter HTTP and WebSocket share.
+    const result = await limiter.charge(rateLimitKey(request), body.length - 1);
+    reply.header('ratelimit-remaining', result.remaining);
+    if (!result.allowed) {
+      reply.header('retry-after', result.resetSeconds);
+      throw new RateLimitedError(
+        `Rate limit of ${result.limit} requests exceeded (a batch counts each of its ${body.length} operations); retry in ${result.resetSeconds} seconds`,
+      );
     }
   };
 }

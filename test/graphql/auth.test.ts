@@ -4,6 +4,7 @@
  * key of the wrong scope and a key of the right scope. Requests are built from the schema (dummy
  * arguments of the right types), so a new operation is covered without a hand-written case.
  */
+import { encodeNodeId } from '../../src/common/node-ids';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -58,6 +59,8 @@ function dummyValue(type: GraphQLInputType): string {
   switch (type.name) {
     case 'ID':
       return '"1"';
+    case 'NodeID':
+      return JSON.stringify(encodeNodeId('Pet', 1n));
     case 'Int':
     case 'Float':
       return '1';

@@ -69,7 +69,7 @@ describe.each([
       ['Order', 'id'],
       ['InventoryItem', 'petId'],
     ])
-      expect(sdl).toMatch(new RegExp(`type ${type} @key\\(fields: "${key}"\\) \\{`));
+      expect(sdl).toMatch(new RegExp(`type ${type}( implements Node)? @key\\(fields: "${key}"\\) \\{`));
     // The SDL is the subgraph as written: _entities and _service are composition's to add.
     expect(sdl).not.toContain('_entities');
     expect(sdl).not.toContain('_Service');
