@@ -15,6 +15,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool, types as pgTypes, type CustomTypesConfig } from 'pg';
 import lockfile from 'proper-lockfile';
+import { LRUCache } from 'lru-cache';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
 import { describeDbUrl, pgbouncerFlag, type DatabaseConfig } from '../config';
 import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
@@ -520,7 +521,8 @@ function preparedReader(warn: (msg: string) => void) {
       const query = { text: statement.text, values: statement.values as unknown[], types: PG_TYPES };
       if (unnamed.has(pool)) return (await pool.query(query)).rows as T[];
       try {
-        return (await pool.query({ ...query, name: names(statement.text) })).rows as T[];
+        const name = names(statement.text);
+        return (await pool.query(name ? { ...query, name } : query)).rows as T[];
       } catch (error) {
         const code = (error as { code?: string }).code;
         // 26000: prepared statement does not exist; 42P05: already exists.
@@ -541,19 +543,25 @@ function preparedReader(warn: (msg: string) => void) {
 /**
  * Reader statements run as named prepared statements: each connection parses and plans a statement
  * text once, then sends only its parameters (node-postgres prepares a name on first use per
- * connection). The texts come from a fixed set of builders (one per list, filter combination and
- * loader), so the names are few; the map is bounded anyway.
+ * connection, and the server keeps it for the connection's life). The read compiler makes one text
+ * per document SHAPE, and clients choose shapes: so a text is named only once it has been seen twice
+ * (hot), and at most `limit` texts are ever named in a process. That bounds what every server
+ * connection holds; other texts run unnamed (planned each time), which is always correct.
  */
-function preparedStatementNames(limit = 1000): (text: string) => string {
+function preparedStatementNames(limit = 500, remembered = 5000): (text: string) => string | undefined {
   const names = new Map<string, string>();
+  const seen = new LRUCache<string, true>({ max: remembered });
   return (text) => {
-    let name = names.get(text);
-    if (name === undefined) {
-      if (names.size >= limit) names.clear();
-      name = `r_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-      names.set(text, name);
+    const name = names.get(text);
+    if (name !== undefined) return name;
+    if (names.size >= limit) return undefined;
+    if (!seen.has(text)) {
+      seen.set(text, true);
+      return undefined;
     }
-    return name;
+    const created = `r_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, created);
+    return created;
   };
 }
 
