@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { connectWs, subscribe, until } from '../helpers/ws-client';
 
 interface Answer {
   status: number;
@@ -97,6 +98,50 @@ describe('the cost budget (one process)', () => {
     expect(fits.body.map((r: any) => r.extensions.cost.requested)).toEqual([73, 1]);
     expect(fits.body[1].extensions.cost.remaining).toBe(15);
   });
+});
+
+describe('the cost budget of subscriptions', () => {
+  let gateway: GatewayFixture;
+  beforeAll(async () => {
+    gateway = await startGateway({
+      GRAPHQL_MAX_COST: '200',
+      RATE_LIMIT_COST_BUDGET: '200',
+      RATE_LIMIT_MAX: '100000',
+      RATE_LIMIT_WINDOW_MS: '600000',
+    });
+  }, 300_000);
+  afterAll(async () => gateway?.dispose());
+
+  const remaining = async (): Promise<number> =>
+    (await post(gateway.server.url, { query: '{ __typename }' })).body.extensions.cost.remaining;
+  const STOCK = 'subscription { stockChanged { petId quantity pet { name } } }';
+
+  it('charges a subscription its cost when it starts, to the same budget as HTTP, and refuses one that does not fit', async () => {
+    const ws = connectWs(gateway.server.url);
+    try {
+      await ws.connected;
+      let before = await remaining();
+      const started = subscribe(ws, STOCK);
+      // Each probe costs 1 point: what else is gone was charged to the subscription.
+      let charged = 0;
+      await until(async () => {
+        const now = await remaining();
+        charged = before - now - 1;
+        before = now;
+        return charged > 0;
+      });
+      expect(charged).toBeGreaterThan(1);
+      started.unsubscribe();
+      // Spend down to less than one subscription's cost, then ask for another: refused, nothing runs.
+      while ((await remaining()) >= charged);
+      const refused = subscribe(ws, STOCK);
+      const errors = (await refused.error) as { message: string; extensions: { code: string } }[];
+      expect(errors[0]!.extensions.code).toBe('RATE_LIMITED');
+      expect(refused.results).toEqual([]);
+    } finally {
+      await ws.dispose();
+    }
+  }, 120_000);
 });
 
 /** The category names, read anonymously (the admin's budget is spent): 37 points. */
