@@ -3,6 +3,7 @@
  * exposed, against real processes (NODE_ENV=production) over real sockets. Each test failed on the
  * build before the fix (PETSTORE_SERVER_ENTRY=<old checkout>/dist/src/main.js runs it against one).
  */
+import { freePort } from '../helpers/server-process';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
@@ -10,17 +11,6 @@ import { rssMiB, sendAndHangUp, upgradeRequest } from '../helpers/raw-socket';
 import { connectWs, subscribe } from '../helpers/ws-client';
 
 jest.setTimeout(180_000);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** POSTs `body` (JSON text as is, or a value to stringify) to /graphql. */
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {

@@ -4,6 +4,8 @@
  * server binaries, `pg_config --bindir`). Both run as the `postgres` user when the tests run as root
  * (neither runs as root), on free ports, in temporary directories removed on stop.
  */
+export { freePort } from './server-process';
+import { freePort } from './server-process';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -74,17 +76,6 @@ export const NEEDS_PG_BINARIES: SkipReason = {
     "PostgreSQL's server binaries (initdb, pg_ctl, pg_basebackup under `pg_config --bindir`), pg_stat_statements and a postgres user",
   run: 'apt-get install -y postgresql (CI machines have it)',
 };
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs `file` as the server user (root cannot run PgBouncer or PostgreSQL). */
 function runAsServerUser(file: string, args: string[], options: { cwd?: string } = {}): void {

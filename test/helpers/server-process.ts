@@ -18,7 +18,8 @@ export interface ServerProcess {
 
 const root = path.resolve(__dirname, '..', '..');
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (the OS picks it), for a process or server a test starts. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

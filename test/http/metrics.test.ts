@@ -2,8 +2,8 @@
  * Prometheus metrics (README, "Operations"): a real server process with METRICS_PORT, known requests,
  * then /metrics scraped over HTTP and read with a Prometheus text-format parser.
  */
+import { freePort } from '../helpers/server-process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
@@ -11,17 +11,6 @@ import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const RATE_LIMIT_MAX = 20;
 

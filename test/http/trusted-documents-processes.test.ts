@@ -5,9 +5,9 @@
  * refusals counted on /metrics; SIGHUP re-reading a swapped file while requests are in flight; a bad
  * file stopping the start with one line.
  */
+import { freePort } from '../helpers/server-process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
@@ -20,17 +20,6 @@ jest.setTimeout(180_000);
 const root = path.resolve(__dirname, '..', '..');
 const exampleManifest = path.join(root, 'examples', 'client', 'gql', 'persisted-documents.json');
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${url}/graphql`, {
