@@ -25,7 +25,7 @@ import type { FastifyRequest } from 'fastify';
 import { GraphQLError, getOperationAST, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
-import { limitKey } from '../http/rate-limit';
+import { rateLimitSubject } from '../http/rate-limit';
 import type { PointsStore } from '../http/points-store';
 import type { Caller } from '../modules/auth/api-key.service';
 import type { GraphQLContext } from './context';
@@ -106,7 +106,7 @@ export function createCostBudget(
 
   const charge: CostBudget['charge'] = async (caller, address, points) => {
     const limit = budgetOf(caller);
-    const result = await store.charge(limitKey(caller, address), points, limit);
+    const result = await store.charge(rateLimitSubject(caller, address), points, limit);
     const status: CostStatus = {
       requested: points,
       limit,

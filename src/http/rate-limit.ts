@@ -55,9 +55,6 @@ export function rateLimitKey(request: FastifyRequest): string {
   return rateLimitSubject(request.caller, request.ip);
 }
 
-/** Whose budget a request spends (the cost budget's name for rateLimitSubject). */
-export const limitKey = (caller: Pick<Caller, 'keyId'> | null, ip: string): string => rateLimitSubject(caller, ip);
-
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Where the counters are: 'memory' (no REDIS_URL), 'redis', or 'memory-fallback' (Redis away). */
