@@ -41,6 +41,9 @@ export class Loaders {
   get inventoryByPetId(): InventoryLoaders['inventoryByPetId'] {
     return (this.inventory ??= createInventoryLoaders(this.services)).inventoryByPetId;
   }
+  get orderById(): OrderLoaders['orderById'] {
+    return (this.order ??= createOrderLoaders(this.services)).orderById;
+  }
   get ordersByPet(): OrderLoaders['ordersByPet'] {
     return (this.order ??= createOrderLoaders(this.services)).ordersByPet;
   }

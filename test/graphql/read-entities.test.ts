@@ -156,7 +156,7 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
       variableValues: { type, keys: ids[type] },
       contextValue,
     });
-    return { count: t.sql.count, result: JSON.stringify(result) };
+    return { count: t.sql.count, statements: [...t.sql.statements], result: JSON.stringify(result) };
   }
 
   it.each(['Pet', 'Category', 'Order', 'InventoryItem'] as const)(
@@ -170,4 +170,9 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
       expect(compiled.count).toBe(1);
     },
   );
+
+  it('reads Order objects by key in one batched statement with the compiler off (the loaders path)', async () => {
+    const loaded = await read('Order', false);
+    expect(loaded.statements.filter((sql) => /FROM orders WHERE id\b/i.test(sql))).toHaveLength(1);
+  });
 });

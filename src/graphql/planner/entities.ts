@@ -66,6 +66,6 @@ export async function readEntities(
       });
     }
     case 'Order':
-      return Promise.all(keys.map((id) => ctx.services.orders.get(id)));
+      return (await ctx.loaders.orderById.loadMany(keys)).map(nullIfError);
   }
 }

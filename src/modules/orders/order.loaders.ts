@@ -4,6 +4,10 @@ import type { Services } from '../../services';
 import type { Order } from './order.service';
 
 export function createOrderLoaders(services: Services) {
+  const orderById = keyedLoader(
+    (ids) => services.orders.byIds(ids),
+    (order) => order.id,
+  );
   const orderCountByPet = keyedLoader(
     async (petIds) =>
       [...(await services.orders.countByPet(petIds))].map(([petId, n]) => ({ petId: BigInt(petId), n })),
@@ -16,5 +20,5 @@ export function createOrderLoaders(services: Services) {
       throw new Error('missing page');
     },
   );
-  return { ordersByPet, orderCountByPet };
+  return { orderById, ordersByPet, orderCountByPet };
 }
