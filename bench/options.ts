@@ -1,6 +1,8 @@
 /** The command line of `npm run bench` (the flags are listed in run.ts). */
 import { parseArgs } from 'node:util';
-import { TARGETS, type DbKind, type TargetId } from './targets';
+import path from 'node:path';
+import fs from 'node:fs';
+import { baseline, TARGETS, type DbKind, type TargetId } from './targets';
 import { WORKLOADS, type WorkloadId } from './workloads';
 
 /** What one `npm run bench` run measures, from its command line (see run.ts for the flags). */
@@ -36,6 +38,7 @@ export function parseOptions(): Options {
       soak: { type: 'string' },
       generated: { type: 'string' },
       node: { type: 'string' },
+      baseline: { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
@@ -49,7 +52,14 @@ export function parseOptions(): Options {
   const dbs = (values.db ?? 'postgres,pglite').split(',').map((s) => s.trim()) as DbKind[];
   for (const d of dbs) if (d !== 'postgres' && d !== 'pglite') throw new Error(`--db: unknown database "${d}"`);
   const list = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()) : undefined);
-  const targets = (list(values.targets) ?? TARGETS.map((t) => t.id)) as TargetId[];
+  if (values.baseline) {
+    baseline.dir = path.resolve(values.baseline);
+    if (!fs.existsSync(path.join(baseline.dir, 'dist', 'src', 'main.js')))
+      throw new Error(`--baseline: no build at ${baseline.dir}/dist/src/main.js (run npm run build there)`);
+  }
+  const defaults = TARGETS.filter((t) => !t.baseline || baseline.dir).map((t) => t.id);
+  const targets = (list(values.targets) ?? defaults) as TargetId[];
+  if (targets.includes('T3base') && !baseline.dir) throw new Error('--targets T3base needs --baseline DIR');
   if (!targets.includes('T3')) throw new Error('--targets: T3 is the reference and must be included');
   const workloads = (list(values.workloads) ?? WORKLOADS.map((w) => w.id)) as WorkloadId[];
   for (const w of workloads) if (!WORKLOADS.some((x) => x.id === w)) throw new Error(`--workloads: unknown "${w}"`);

@@ -72,6 +72,16 @@ export function goals(
     cost(w, 'T2', 'pgCpuMsPerReq', 'PostgreSQL CPU');
     cost(w, 'T2', 'cpuMsPerReq', 'server CPU');
   }
+  // A/B of one lever (`--baseline DIR`): this build against the earlier one, in the same run.
+  for (const w of ['W1', 'W2', 'W3', 'W5', 'W6'] as WorkloadId[]) {
+    if (!pg(w, 'T3base')) continue;
+    const a = pg(w, 'T3')!;
+    const b = pg(w, 'T3base')!;
+    const note = `T3 ${a.rps.toFixed(0)} req/s, ${a.pgCpuMsPerReq?.toFixed(3)} PostgreSQL CPU-ms/req; T3base ${b.rps.toFixed(0)}, ${b.pgCpuMsPerReq?.toFixed(3)}`;
+    out.push({ goal: `${w} T3/T3base req/s (A/B)`, value: a.rps / b.rps, threshold: 'A/B', met: null, note });
+    cost(w, 'T3base', 'pgCpuMsPerReq', 'PostgreSQL CPU');
+    cost(w, 'T3base', 'cpuMsPerReq', 'server CPU');
+  }
   const wg = sql.find((s) => s.db === 'postgres' && s.workload === 'WG' && s.target === 'T3');
   out.push({
     goal: 'WG T3 SQL statements per root field',

@@ -22,6 +22,7 @@
  *   --workloads LIST   e.g. W1,W2,WG (default all)
  *   --generated N      generated shapes in WG (default 1000; --quick 100), seed BENCH_GEN_SEED
  *   --node 24|current  the Node the targets run on (default 24, from the npm registry when needed)
+ *   --baseline DIR     also run T3base: the gateway built in checkout DIR (A/B of one lever, one sitting)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
  *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
  *   --telemetry        instead: the cost of metrics and tracing, W1 and W2 (bench/telemetry.ts)

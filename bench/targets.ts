@@ -12,7 +12,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/config';
 import type { AgentReply } from './protocol';
 
-export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3off';
+export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3off' | 'T3base';
 export type DbKind = 'postgres' | 'pglite';
 
 export interface TargetSpec {
@@ -25,7 +25,15 @@ export interface TargetSpec {
   env?: Record<string, string>;
   /** Only these workloads (T3off: the generated shapes, against T3). */
   workloads?: string[];
+  /** Runs from the checkout `--baseline DIR` names (its own build, migrations and node_modules). */
+  baseline?: boolean;
 }
+
+/**
+ * The checkout T3base runs (`--baseline DIR`, options.ts): an earlier build of this gateway, so that
+ * one lever's A/B figures come from one sitting, both sides measured alike.
+ */
+export const baseline: { dir: string | null } = { dir: null };
 
 export const TARGETS: TargetSpec[] = [
   { id: 'T0', title: 'limit: Fastify + pg, hand-written SQL', script: 'dist/bench/t0-server.js' },
@@ -38,6 +46,12 @@ export const TARGETS: TargetSpec[] = [
     script: 'dist/src/main.js',
     env: { GRAPHQL_READ_PLANNER: 'false' },
     workloads: ['WG'],
+  },
+  {
+    id: 'T3base',
+    title: 'this gateway at an earlier build (--baseline DIR), for A/B figures',
+    script: 'dist/src/main.js',
+    baseline: true,
   },
 ];
 
@@ -99,12 +113,13 @@ export async function startTarget(
   execPath: string = process.execPath,
 ): Promise<Target> {
   const spec = TARGETS.find((t) => t.id === id)!;
+  const root = spec.baseline ? baseline.dir! : projectRoot;
   const port = await freePort();
   const child: ChildProcess = spawn(
     execPath,
-    ['-r', path.join(projectRoot, 'dist', 'bench', 'agent.js'), path.join(projectRoot, spec.script)],
+    ['-r', path.join(projectRoot, 'dist', 'bench', 'agent.js'), path.join(root, spec.script)],
     {
-      cwd: projectRoot,
+      cwd: root,
       env: {
         PATH: process.env.PATH,
         NODE_ENV: 'production',
