@@ -1,0 +1,117 @@
+/**
+ * `npm run bench:sql-cpu [-- --baseline DIR] [--rounds N] [--runs N]`: PostgreSQL's own CPU per
+ * execution of each compiled read shape's statement (bench/shapes.ts), the figure the read
+ * compiler's levers move, measured without any gateway, client or network in the way.
+ *
+ * Seeds the bench's data set into a fresh PostgreSQL database (seed.ts), captures the statements
+ * each shape sends through the real schema (the read compiler on) in a child process per checkout
+ * (this one, and `--baseline DIR`'s build for an A/B in one sitting: each child loads one build
+ * only), then executes each statement as a named prepared statement, as the gateway does, `runs`
+ * times on a connection of its own and reads that backend's CPU time from /proc (utime + stime).
+ * Rounds interleave the checkouts and shapes; the median per statement is reported.
+ * Clock ticks are 10 ms, so each measurement runs until it has taken at least half a second of CPU.
+ *
+ * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test).
+ * Linux only (/proc); PostgreSQL on this machine.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { projectRoot } from '../src/config';
+import { median } from './records';
+import { seedPostgres } from './seed';
+import { SHAPES } from './shapes';
+
+interface Captured {
+  shape: string;
+  statements: { text: string; values: unknown[] }[];
+}
+
+/** CPU time (ms) the process `pid` has used, from /proc/<pid>/stat. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Runs a checkout's build in a child process to capture each shape's statements on `url`. */
+function capture(root: string, url: string): Captured[] {
+  const out = execFileSync(process.execPath, [path.join(projectRoot, 'dist', 'bench', 'sql-capture.js'), root, url], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out) as Captured[];
+}
+
+async function cpuPerExecution(url: string, text: string, values: unknown[], runs: number): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const query = { name: 'measured', text, values };
+    for (let i = 0; i < 50; i++) await client.query(query); // prepared, plan cache settled
+    // At least `runs` executions and half a second of the backend's CPU (ticks are 10 ms).
+    const before = cpuMs(rows[0]!.pid);
+    let done = 0;
+    while (done < runs || cpuMs(rows[0]!.pid) - before < 500) {
+      for (let i = 0; i < 100; i++) await client.query(query);
+      done += 100;
+    }
+    return (cpuMs(rows[0]!.pid) - before) / done;
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { baseline: { type: 'string' }, rounds: { type: 'string' }, runs: { type: 'string' } },
+  });
+  const rounds = Number(values.rounds ?? 5);
+  const runs = Number(values.runs ?? 1000);
+  const adminUrl = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+  const data = await seedPostgres(adminUrl);
+  try {
+    const admin = new Client({ connectionString: data.url });
+    await admin.connect();
+    await admin.query('ANALYZE');
+    await admin.end();
+    const builds: { name: string; shapes: Captured[] }[] = [
+      { name: 'this build', shapes: capture(projectRoot, data.url) },
+    ];
+    if (values.baseline) builds.push({ name: 'baseline', shapes: capture(path.resolve(values.baseline), data.url) });
+    const samples = new Map<string, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const shape of SHAPES) {
+        for (const build of round % 2 ? [...builds].reverse() : builds) {
+          const captured = build.shapes.find((c) => c.shape === shape.name)!;
+          let ms = 0;
+          for (const s of captured.statements) ms += await cpuPerExecution(data.url, s.text, s.values, runs);
+          const key = `${shape.name}|${build.name}`;
+          samples.set(key, [...(samples.get(key) ?? []), ms]);
+        }
+      }
+    }
+    console.log(
+      `PostgreSQL CPU per request (ms), median of ${rounds} rounds of at least ${runs} prepared executions (and 0.5 s of CPU) each\n`,
+    );
+    console.log(`| shape | statements | this build |${values.baseline ? ' baseline | ratio |' : ''}`);
+    console.log(`|---|---|---|${values.baseline ? '---|---|' : ''}`);
+    for (const shape of SHAPES) {
+      const mine = median(samples.get(`${shape.name}|this build`)!);
+      const count = builds[0]!.shapes.find((c) => c.shape === shape.name)!.statements.length;
+      const base = values.baseline ? median(samples.get(`${shape.name}|baseline`)!) : null;
+      console.log(
+        `| ${shape.name} | ${count} | ${mine.toFixed(3)} |${base === null ? '' : ` ${base.toFixed(3)} | ${(mine / base).toFixed(2)} |`}`,
+      );
+    }
+  } finally {
+    await data.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
