@@ -23,6 +23,8 @@ export type ScalarKind = 'id' | 'datetime' | 'plain';
 export interface ObjectEntry {
   /** Rows of the type by key: `SELECT <select> FROM <from> WHERE <key> = ...`. */
   rows: { select: string; from: string; key: string };
+  /** The row field of that key: never null in a row, so its absence marks a to-one relation unmatched. */
+  key: string;
   /** The scalar fields (GraphQL name = row field name). */
   scalars: Record<string, ScalarKind>;
   /**
@@ -35,21 +37,25 @@ export interface ObjectEntry {
 export const OBJECTS = {
   Pet: {
     rows: PET_ROWS,
+    key: 'id',
     scalars: { id: 'id', name: 'plain', categoryId: 'id', status: 'plain' },
     always: ['id', 'categoryId', 'status'],
   },
   Category: {
     rows: CATEGORY_ROWS,
+    key: 'id',
     scalars: { id: 'id', name: 'plain', description: 'plain' },
     always: ['id'],
   },
   Order: {
     rows: ORDER_ROWS,
+    key: 'id',
     scalars: { id: 'id', petId: 'id', quantity: 'plain', shipDate: 'datetime', complete: 'plain' },
     always: ['id', 'petId'],
   },
   InventoryItem: {
     rows: INVENTORY_ROWS,
+    key: 'petId',
     scalars: { petId: 'id', quantity: 'plain', status: 'plain' },
     always: ['petId', 'status'],
   },
@@ -62,7 +68,8 @@ export type ParentRef = (field: string) => Prisma.Sql;
 
 /**
  * A to-one relation: the target row whose key equals `key` (a field of the parent row, or an
- * argument of a root field). Absent: null.
+ * argument of a root field). Absent: null. The key is unique in the target (its primary key): the
+ * compiler joins the target beside the parent row, which must never multiply the parent's rows.
  */
 export interface OneRelation {
   kind: 'one';
