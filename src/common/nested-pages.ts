@@ -7,7 +7,7 @@
 import { Prisma } from '../generated/prisma/client';
 import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
-import { buildPage, pageWindow, type Page, type PageArgs, type PageSql, type Sort } from './pagination';
+import { buildPage, limitSql, pageWindow, type Page, type PageArgs, type PageSql, type Sort } from './pagination';
 
 export interface NestedPageQuery<T extends { id: bigint }> {
   sql: SqlReader;
@@ -84,7 +84,7 @@ export function nestedPageSql<T extends { id: bigint }>(q: {
   const seek = window.cursor ? [Prisma.sql`id ${Prisma.raw(asc ? '>' : '<')} ${window.cursor[0] as bigint}`] : [];
   const table = Prisma.raw(q.table);
   return {
-    statement: Prisma.sql`SELECT ${Prisma.raw(q.select)} FROM ${table} WHERE ${Prisma.join([...where, ...seek], ' AND ')} ORDER BY id ${Prisma.raw(asc ? 'ASC' : 'DESC')} LIMIT ${window.limit + 1}`,
+    statement: Prisma.sql`SELECT ${Prisma.raw(q.select)} FROM ${table} WHERE ${Prisma.join([...where, ...seek], ' AND ')} ORDER BY id ${Prisma.raw(asc ? 'ASC' : 'DESC')} ${limitSql(window)}`,
     count: Prisma.sql`SELECT count(*)::int FROM ${table} WHERE ${Prisma.join(where, ' AND ')}`,
     window,
     sort: q.sort,

@@ -214,12 +214,27 @@ export interface PageSql<T> {
   sort: Sort<T>;
 }
 
+/**
+ * A page's `LIMIT` (the window's size plus the row that says whether more follow), written into the
+ * statement as a literal, as PostGraphile does, rather than bound: PostgreSQL plans a prepared
+ * statement generically after five executions, and its generic plan does not know the limit (it
+ * assumes a tenth of the table), so it hashes whole tables to join a page of twenty rows
+ * (bench/notes/explain.md: W3's statement 0.39 ms of PostgreSQL CPU with `LIMIT $n`, 0.17 ms with
+ * `LIMIT 21`). The size is a validated integer of 1-100 (`checkSize`): at most 100 texts per shape,
+ * within the bound on named statements (src/db/database.ts).
+ */
+export function limitSql(window: PageWindow): Prisma.Sql {
+  const n = window.limit + 1;
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`page limit out of range: ${n}`);
+  return Prisma.raw(`LIMIT ${n}`);
+}
+
 /** The statements of one page of `q` (validates the Relay arguments and the cursor). */
 export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql<T> {
   const window = pageWindow(args, sort);
   const seek = keysetCondition(sort, window);
   return {
-    statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)} ORDER BY ${keysetOrderBy(sort, window)} LIMIT ${window.limit + 1}`,
+    statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)} ORDER BY ${keysetOrderBy(sort, window)} ${limitSql(window)}`,
     count: Prisma.sql`SELECT count(*)::int FROM ${q.from} ${whereClause(q.conditions)}`,
     window,
     sort,
