@@ -265,18 +265,40 @@ class Compilation {
    * evaluated once per row of an enclosing statement (a nested connection).
    */
   value(plan: RelationPlan, correlated = false): Prisma.Sql {
+    const { expr, from } = this.select(plan, correlated);
+    return Prisma.sql`(SELECT ${expr} FROM ${from})`;
+  }
+
+  /**
+   * A root field's statement: its value selected as `v` straight from its rows, not wrapped in a
+   * scalar subquery (a to-one root field with no row returns no row). The wrapper cost a
+   * primary-key lookup about a third of its PostgreSQL CPU (W1 0.047 -> 0.033 ms).
+   */
+  statement(plan: RelationPlan): Prisma.Sql {
+    const { expr, from } = this.select(plan, false);
+    return Prisma.sql`SELECT ${expr} AS v FROM ${from}`;
+  }
+
+  /** A relation's value as an expression over its rows, and those rows (with their joins). */
+  private select(plan: RelationPlan, correlated: boolean): { expr: Prisma.Sql; from: Prisma.Sql } {
     const { relation, child } = plan;
     const alias = Prisma.raw(child.alias);
     // Only a root field's to-one relation is a subquery of its own; below, they are joins (`json`).
     if (relation.kind === 'one') {
-      return Prisma.sql`(SELECT ${this.json(child)} FROM (${this.rowsOf(plan)}) ${alias} ${this.joins(child, correlated)})`;
+      return {
+        expr: this.json(child),
+        from: Prisma.sql`(${this.rowsOf(plan)}) ${alias} ${this.joins(child, correlated)}`,
+      };
     }
     const page = plan.page!;
     const count = plan.counted ? Prisma.sql`, (${page.count})` : Prisma.empty;
     const rows = plan.trimmed
       ? Prisma.sql`SELECT * FROM (${page.statement}) p ORDER BY ${windowOrderBy(page.sort, page.window, 'p')} LIMIT ${Prisma.raw(String(page.window.limit))}`
       : page.statement;
-    return Prisma.sql`(SELECT json_build_array(coalesce(json_agg(${this.json(child)} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)}), '[]'::json)${count}) FROM (${rows}) ${alias} ${this.joins(child, correlated)})`;
+    return {
+      expr: Prisma.sql`json_build_array(coalesce(json_agg(${this.json(child)} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)}), '[]'::json)${count})`,
+      from: Prisma.sql`(${rows}) ${alias} ${this.joins(child, correlated)}`,
+    };
   }
 }
 /** The row of `plan.type` from its JSON array (`Compilation.json`), its compiled relations stored on it. */
@@ -326,8 +348,9 @@ export async function readRoot(ctx: GraphQLContext, info: GraphQLResolveInfo): P
   if (!relation) throw new Error(`no compiled read for Query.${info.fieldName}`);
   const compilation = new Compilation(info, ctx.services);
   const plan = compilation.relation('Query', relation, info.fieldNodes, null);
-  const [row] = await ctx.services.reader.query<{ v: unknown }>(Prisma.sql`SELECT ${compilation.value(plan)} AS v`);
-  return toValue(row!.v, plan);
+  const [row] = await ctx.services.reader.query<{ v: unknown }>(compilation.statement(plan));
+  // A page is an aggregate (always one row); a to-one field's row may not exist.
+  return toValue(row?.v ?? null, plan);
 }
 
 /**
