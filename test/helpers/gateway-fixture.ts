@@ -67,7 +67,8 @@ export async function startGateway(
     env: dbEnv,
     async dispose() {
       await server.stop('SIGKILL');
-      fs.rmSync(dir, { recursive: true, force: true });
+      // Killed, the server leaves its lock and admin socket beside the data directory.
+      for (const p of [dir, `${dir}.lock`, `${dir}.admin.sock`]) fs.rmSync(p, { recursive: true, force: true });
     },
   };
 }

@@ -147,8 +147,11 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
     config,
     sql,
     async destroy() {
-      await db.close();
-      if (removeDir) fs.rmSync(dataDir!, { recursive: true, force: true });
+      try {
+        await db.close();
+      } finally {
+        if (removeDir) fs.rmSync(dataDir!, { recursive: true, force: true });
+      }
     },
   };
 }
