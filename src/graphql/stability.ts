@@ -10,7 +10,7 @@ import { STABILITY_LEVELS, stabilityOf } from '../common/stability';
 
 export const stabilityDirective = new GraphQLDirective({
   name: 'stability',
-  description: `How settled an operation is: ${STABILITY_LEVELS.join(', ')} (see the README, "Stability labels").`,
+  description: `How settled an operation is: ${STABILITY_LEVELS.join(', ')} (see docs/rest.md, "Stability labels").`,
   locations: [DirectiveLocation.FIELD_DEFINITION],
   args: {
     level: { type: new GraphQLNonNull(GraphQLString), description: STABILITY_LEVELS.join(' | ') },

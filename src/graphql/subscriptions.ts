@@ -1,7 +1,7 @@
 /**
  * GraphQL subscriptions: the graphql-ws protocol (the `graphql-ws` package) over @fastify/websocket,
  * on the same port and path as queries (GET /graphql with a WebSocket upgrade), so Apollo Client,
- * urql and the explorers subscribe with no configuration beyond the URL. README, "Subscriptions".
+ * urql and the explorers subscribe with no configuration beyond the URL. docs/subscriptions.md.
  *
  * Security is that of queries:
  * - at the upgrade (before any WebSocket exists): the rate limit and credential hooks of every

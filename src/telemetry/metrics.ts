@@ -3,7 +3,7 @@
  * METRICS_HOST, 127.0.0.1 by default) so that they are never public by accident: the public port
  * has no /metrics route at all. Off (no hooks, no registry, no cost) when METRICS_PORT is unset or 0.
  *
- * What is measured, and where (README, "Operations"):
+ * What is measured, and where (docs/operations.md, "Metrics"):
  * - HTTP requests: a duration histogram by method, route pattern (never the raw URL, so ids and query
  *   strings cannot multiply the series) and status, from one onResponse hook;
  * - GraphQL operations: a duration histogram by operation name and type, and errors by code, from an
@@ -255,7 +255,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   const operationDuration = new Histogram({
     name: 'graphql_operation_duration_seconds',
-    help: 'GraphQL operations by operation name (bounded, see README) and type: time from receipt to response',
+    help: 'GraphQL operations by operation name (bounded, see docs/operations.md) and type: time from receipt to response',
     labelNames: ['operation_name', 'operation_type'] as const,
     buckets: DURATION_BUCKETS,
     registers: [registry],

@@ -1,19 +1,22 @@
 /**
- * `npm run db:migrate` and `npm run db:seed` on a new embedded database, as an operator runs them
- * (the built scripts, in their own processes).
+ * `npm run db:migrate` and `npm run db:seed` on an embedded database no migration was applied to, as
+ * an operator runs them (the built scripts, in their own processes).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDatabase } from '../../src/db/database';
 import { readMigrations } from '../../src/db/migrate';
-import { runScript } from '../helpers/server-process';
+import { prepareDataDir, runScript } from '../helpers/server-process';
 
 jest.setTimeout(120_000);
 
 describe('database scripts on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-scripts-'));
   const env = { PGLITE_DATA_DIR: dataDir };
+  // A created database with no migration applied (a copy of the run's empty template): what creating
+  // one prints is the start-up test's subject (test/http/startup.test.ts); applying them is this one's.
+  beforeAll(() => prepareDataDir(dataDir, 'empty'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('db:migrate applies every migration once, then reports the database up to date', async () => {

@@ -1,10 +1,15 @@
 /**
  * The store-rules migration brings pets saved before the rules into the status lifecycle. Runs on a
- * database migrated only up to the migration before it (fresh PGlite, or a new PostgreSQL database
- * with TEST_DATABASE_URL), seeded with rows the old code could write.
+ * database migrated only up to the migration before it (a copy of the run's unmigrated PGlite
+ * template, or a new PostgreSQL database with TEST_DATABASE_URL), seeded with rows the old code could
+ * write.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createDatabase, type Database } from '../../src/db/database';
 import { migrate, readMigrations } from '../../src/db/migrate';
+import { prepareDataDir } from '../helpers/server-process';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 const STORE_RULES = '20261122090000_store_rules';
@@ -19,7 +24,11 @@ describe('the store-rules migration', () => {
       drop = pg.drop;
       db = await createDatabase({ kind: 'postgres', url: pg.url, poolSize: 2 });
     } else {
-      db = await createDatabase({ kind: 'pglite', dataDir: null });
+      // Created, no migration applied: initdb is the start-up test's cost, not this one's.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-store-rules-'));
+      prepareDataDir(dataDir, 'empty');
+      drop = async () => fs.rmSync(dataDir, { recursive: true, force: true });
+      db = await createDatabase({ kind: 'pglite', dataDir });
     }
   });
   afterAll(async () => {

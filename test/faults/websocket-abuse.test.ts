@@ -273,7 +273,10 @@ describe('WebSocket messages and the rate limit (RATE_LIMIT_MAX=100 a minute)', 
       subscribeThenComplete(i);
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
     }
-    const close = await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+    // At most 10 s; the timer is cleared, so that it does not hold the worker open after the suite.
+    let timer: NodeJS.Timeout | undefined;
+    const close = await Promise.race([closed, new Promise<null>((r) => (timer = setTimeout(() => r(null), 10_000)))]);
+    clearTimeout(timer);
     ws.terminate();
     console.info(`websocket-abuse item 3: ${sent} messages sent, closed with ${close?.code} (${close?.reason})`);
     expect(close).not.toBeNull();

@@ -75,7 +75,8 @@ describe('GraphQL errors', () => {
     // `$q: Int = 1` may stand where `Int!` is expected (it has a default), but an explicit null
     // reaches the non-null input field: graphql-js refuses the argument while executing.
     for (const executor of ['jit', 'graphql-js'] as const) {
-      const app = executor === 'jit' ? t : await createTestApp({ env: { GRAPHQL_JIT: 'false' } });
+      // graphql-js on the same database (one PGlite start less); close() leaves it to `t`.
+      const app = executor === 'jit' ? t : await createTestApp({ env: { GRAPHQL_JIT: 'false' }, database: t });
       try {
         const res = await app.app.inject({
           method: 'POST',

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describeIf, NEEDS_CHROMIUM } from '../helpers/describe-if';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -14,8 +15,11 @@ jest.setTimeout(120_000);
 
 describeIf(fs.existsSync(CHROMIUM), NEEDS_CHROMIUM(CHROMIUM))('the explorer at GET /graphql, offline', () => {
   let browser: Browser;
-  const apps: TestApp[] = [];
+  // One database for the suite's apps, and one app per EXPLORER setting (the tests do not collide).
+  let database: TestDatabase;
+  const apps = new Map<string, Promise<{ t: TestApp; base: string }>>();
   beforeAll(async () => {
+    database = await createTestDatabase();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -24,13 +28,21 @@ describeIf(fs.existsSync(CHROMIUM), NEEDS_CHROMIUM(CHROMIUM))('the explorer at G
   });
   afterAll(async () => {
     await browser?.close();
-    await Promise.all(apps.map((t) => t.close()));
+    for (const served of apps.values()) await (await served).t.app.close();
+    await database?.destroy();
   });
 
-  async function serve(env: Record<string, string>): Promise<{ t: TestApp; base: string }> {
-    const t = await createTestApp({ env });
-    apps.push(t);
-    return { t, base: await t.app.listen({ host: '127.0.0.1', port: 0 }) };
+  function serve(env: Record<string, string>): Promise<{ t: TestApp; base: string }> {
+    const name = JSON.stringify(env);
+    if (!apps.has(name))
+      apps.set(
+        name,
+        createTestApp({ env, database }).then(async (t) => ({
+          t,
+          base: await t.app.listen({ host: '127.0.0.1', port: 0 }),
+        })),
+      );
+    return apps.get(name)!;
   }
 
   /** A page whose requests off this machine are refused and recorded; page errors are recorded too. */

@@ -57,7 +57,10 @@ describe.each([
     pets = [];
     for (let i = 0; i < 50; i++) pets.push(await makePet(t, { categoryId: category.id, stock: i + 1 }));
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    await database?.destroy();
+  });
 
   it('answers _service { sdl } with @link to federation v2 and the entity keys', async () => {
     const { _service } = await t.gqlOk<{ _service: { sdl: string } }, never>(SERVICE);

@@ -1,11 +1,19 @@
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { insertOrder, makePet, placeOrder } from '../helpers/factories';
 import { CancelOrder, CompleteOrder, PlaceOrder, ordersOf, stockOf } from './store-operations';
+
+// One database for the suite: every test places, completes and cancels orders of pets of its own.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.destroy());
 
 describe('placing an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin' });
+    t = await createTestApp({ auth: 'admin', database });
   });
   afterAll(() => t.close());
 
@@ -109,7 +117,7 @@ describe('placing an order', () => {
 describe('completing an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin' });
+    t = await createTestApp({ auth: 'admin', database });
   });
   afterAll(() => t.close());
 
@@ -175,7 +183,7 @@ describe('completing an order', () => {
 describe('cancelling an order', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin' });
+    t = await createTestApp({ auth: 'admin', database });
   });
   afterAll(() => t.close());
 

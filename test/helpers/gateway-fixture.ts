@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/services';
-import { createApiKeyWithCli, startServerProcess, type ServerProcess } from './server-process';
+import { adminKeyFor, startServerProcess, type ServerProcess } from './server-process';
 import { createApiKey } from './test-app';
 import { createPostgresDatabase, usingPostgres } from './test-database';
 
@@ -59,7 +59,7 @@ export async function startGateway(
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-fault-'));
   const dbEnv = { PGLITE_DATA_DIR: dir };
-  const admin = await createApiKeyWithCli(['admin'], dbEnv);
+  const admin = await adminKeyFor(dbEnv);
   const server = await startServerProcess({ ...dbEnv, ...env });
   return {
     server,
@@ -67,7 +67,8 @@ export async function startGateway(
     env: dbEnv,
     async dispose() {
       await server.stop('SIGKILL');
-      fs.rmSync(dir, { recursive: true, force: true });
+      // Killed, the server leaves its lock and admin socket beside the data directory.
+      for (const p of [dir, `${dir}.lock`, `${dir}.admin.sock`]) fs.rmSync(p, { recursive: true, force: true });
     },
   };
 }

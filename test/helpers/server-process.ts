@@ -36,17 +36,27 @@ export async function freePort(): Promise<number> {
  */
 const serverEntry = process.env.PETSTORE_SERVER_ENTRY ?? path.join(root, 'dist', 'src', 'main.js');
 
+/** The data directories global-setup.ts builds once per run, by what they hold. */
+const TEMPLATES = {
+  /** Migrated, no rows. */
+  migrated: 'PETSTORE_TEST_DATA_TEMPLATE',
+  /** Migrated, one admin key (PETSTORE_TEST_ADMIN_KEY). */
+  admin: 'PETSTORE_TEST_DATA_TEMPLATE_ADMIN',
+  /** Created (initdb), no migration applied. */
+  empty: 'PETSTORE_TEST_DATA_TEMPLATE_EMPTY',
+} as const;
+
 /**
- * Puts a copy of the run's migrated data directory (test/helpers/global-setup.ts) at `dataDir` when
- * no embedded database is there yet, so a process starting on it opens an existing database (well
- * under a second) instead of creating one and applying every migration (seconds of CPU, each time).
- * Returns whether it copied. Nothing happens without the template (a PostgreSQL run) or when `dataDir`
- * already holds a database.
+ * Puts a copy of one of the run's template data directories (test/helpers/global-setup.ts; the
+ * migrated one by default) at `dataDir` when no embedded database is there yet, so a process starting
+ * on it opens an existing database (well under a second) instead of creating one and applying every
+ * migration (seconds of CPU, each time). Returns whether it copied. Nothing happens without the
+ * template (a PostgreSQL run) or when `dataDir` already holds a database.
  */
-export function prepareDataDir(dataDir: string): boolean {
-  const template = process.env.PETSTORE_TEST_DATA_TEMPLATE;
-  if (!template || !fs.existsSync(template) || fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return false;
-  fs.cpSync(template, dataDir, { recursive: true });
+export function prepareDataDir(dataDir: string, template: keyof typeof TEMPLATES = 'migrated'): boolean {
+  const from = process.env[TEMPLATES[template]];
+  if (!from || !fs.existsSync(from) || fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return false;
+  fs.cpSync(from, dataDir, { recursive: true });
   return true;
 }
 
@@ -146,4 +156,17 @@ export async function createApiKeyWithCli(
   const result = await runApiKeyCli(['create', '--name', 'test', '--scopes', scopes.join(',')], env);
   if (result.code !== 0) throw new Error(`apikey create failed: ${result.stderr}`);
   return { authorization: `Bearer ${result.stdout.trim().split('\n').at(-1)}` };
+}
+
+/**
+ * The Authorization header of an admin key in the database `env` names, for a test whose subject is
+ * not the CLI: a new PGLITE_DATA_DIR gets a copy of the template that already holds the run's admin
+ * key (no CLI process, no second PGlite start). Anywhere else (a directory that already holds a
+ * database, PostgreSQL) the CLI creates one, as createApiKeyWithCli does.
+ */
+export async function adminKeyFor(env: Record<string, string>): Promise<Record<string, string>> {
+  const dataDir = embeddedDataDir(env);
+  const key = process.env.PETSTORE_TEST_ADMIN_KEY;
+  if (dataDir && key && prepareDataDir(dataDir, 'admin')) return { authorization: `Bearer ${key}` };
+  return createApiKeyWithCli(['admin'], env);
 }

@@ -69,6 +69,10 @@ export async function createApiKey(
 export interface TestAppOptions {
   env?: Record<string, string>;
   logger?: false | Record<string, unknown>;
+  /**
+   * A database to serve (several apps of a suite can share one: a database costs a PGlite start, an
+   * app a fraction of it). `close()` leaves it open: whoever created it destroys it.
+   */
   database?: TestDatabase;
   /** Who `gql` calls as when no headers are given: anonymous (the default) or the admin key. */
   auth?: 'anonymous' | 'admin';
@@ -118,7 +122,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
-      await database.destroy();
+      if (!options.database) await database.destroy();
     },
   };
 }

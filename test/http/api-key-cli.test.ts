@@ -5,16 +5,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runApiKeyCli, startServerProcess } from '../helpers/server-process';
+import { prepareDataDir, runApiKeyCli, startServerProcess } from '../helpers/server-process';
+
+jest.setTimeout(120_000);
 
 describe('the API-key CLI on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cli-'));
   const env = { PGLITE_DATA_DIR: dataDir };
+  // A migrated database with no key yet (a copy of the run's template): creating one is the start-up
+  // test's subject (test/http/startup.test.ts), not this one's.
+  beforeAll(() => prepareDataDir(dataDir));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('creates a key (alone on the last line), lists it, and a server accepts it until it is revoked', async () => {
     const created = await runApiKeyCli(['create', '--name', 'ops', '--scopes', 'orders:read'], env);
-    expect(created.code).toBe(0);
+    expect(created).toMatchObject({ code: 0 }); // on failure, shows what it wrote to stderr
     const key = created.stdout.trim().split('\n').at(-1)!;
     expect(key).toMatch(/^pk_[A-Za-z0-9_-]{43}$/);
 

@@ -155,7 +155,23 @@ describe('hostile input', () => {
   let t: TestApp;
   let baseline: string;
 
+  /** Where the write-ahead log ends: a write to any table moves it (a read may too). */
+  const walPosition = async (): Promise<string> =>
+    (await t.db.prisma.$queryRawUnsafe<{ lsn: string }[]>('SELECT pg_current_wal_insert_lsn()::text AS lsn'))[0]!.lsn;
+  /** The last fingerprint read, and the log's end before it was read. */
+  let known: { lsn: string; print: string } | undefined;
+  /**
+   * A digest of every row the API could change. Read again only when the log has moved since the
+   * last reading (no write, no change: a fifth of the work per request, for thousands of requests).
+   */
   const fingerprint = async (): Promise<string> => {
+    const lsn = await walPosition();
+    if (known?.lsn === lsn) return known.print;
+    const print = await readFingerprint();
+    known = { lsn, print };
+    return print;
+  };
+  const readFingerprint = async (): Promise<string> => {
     const [row] = await t.db.prisma.$queryRawUnsafe<{ f: string }[]>(`
       SELECT concat_ws('|',
         (SELECT md5(coalesce(string_agg(c::text, ',' ORDER BY id), '')) FROM categories c),

@@ -4,14 +4,23 @@
  */
 import { Writable } from 'node:stream';
 import { getIntrospectionQuery } from 'graphql';
-import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
+import { createApiKey, createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 const json = { 'content-type': 'application/json' };
+
+// One database for the suite's apps (each with its own settings): no test here reads another's rows.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.destroy());
+const app = (options: TestAppOptions = {}) => createTestApp({ ...options, database });
 
 describe('malformed and oversized requests', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await app();
   });
   afterAll(() => t.close());
 
@@ -65,7 +74,7 @@ describe('malformed and oversized requests', () => {
 describe('GraphQL complexity limits', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await app();
   });
   afterAll(() => t.close());
 
@@ -144,7 +153,7 @@ describe('GraphQL complexity limits', () => {
 describe('the rate limit (in memory)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
+    t = await app({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
   });
   afterAll(() => t.close());
 
@@ -185,7 +194,7 @@ describe('the rate limit (in memory)', () => {
 
 describe('production hardening', () => {
   it('sends security headers, and leaves the Sandbox page to its own CSP', async () => {
-    const t = await createTestApp();
+    const t = await app();
     try {
       const api = await t.app.inject({ method: 'GET', url: '/healthz' });
       expect(api.headers['x-content-type-options']).toBe('nosniff');
@@ -210,7 +219,7 @@ describe('production hardening', () => {
   });
 
   it('turns introspection and the landing page off in production by default', async () => {
-    const t = await createTestApp({ env: { NODE_ENV: 'production' } });
+    const t = await app({ env: { NODE_ENV: 'production' } });
     try {
       const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
       expect(page.headers['content-type']).not.toContain('text/html');
@@ -243,7 +252,7 @@ describe('production hardening', () => {
         done();
       },
     });
-    const t = await createTestApp({ logger: { level: 'trace', stream } });
+    const t = await app({ logger: { level: 'trace', stream } });
     try {
       const good = await createApiKey(t, ['admin']);
       const bad = { authorization: 'Bearer pk_thisIsNotARealKeyButMustNotBeLoggedEither000000' };

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
-import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
@@ -60,7 +60,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
       env.PGLITE_DATA_DIR = dataDir;
       cleanup = async () => fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    auth = await createApiKeyWithCli(['admin'], env);
+    auth = await adminKeyFor(env);
     server = await startServerProcess(env);
   });
 

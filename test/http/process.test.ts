@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKeyWithCli, startServerProcess } from '../helpers/server-process';
+import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
 
 const gql = async (url: string, query: string, headers: Record<string, string> = {}) =>
   (await fetch(`${url}/graphql`, {
@@ -15,11 +15,17 @@ jest.setTimeout(120_000);
 
 describe('the service as a process on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-proc-'));
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  /** The restarted server of the first test, still running for the second. */
+  let running: ServerProcess | undefined;
+  afterAll(async () => {
+    await running?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
-  it('migrates a new data directory, keeps data across a restart, and stops cleanly on SIGTERM', async () => {
-    // The CLI creates (and migrates) the database and the first key before any server runs.
-    const admin = await createApiKeyWithCli(['admin'], { PGLITE_DATA_DIR: dataDir });
+  it('keeps data across a restart, and stops cleanly on SIGTERM', async () => {
+    // A migrated database holding an admin key (a copy of the run's template): creating and
+    // migrating a new one is the start-up test's subject (test/http/startup.test.ts).
+    const admin = await adminKeyFor({ PGLITE_DATA_DIR: dataDir });
     const first = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
     const created = await gql(first.url, 'mutation { createCategory(input: { name: "Persisted" }) { id } }', admin);
     const id = created.data?.createCategory.id as string;
@@ -27,24 +33,18 @@ describe('the service as a process on the embedded database', () => {
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.output.some((line) => JSON.parse(line).msg === 'stopped')).toBe(true);
 
-    const second = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
-    try {
-      const read = await gql(second.url, `{ category(id: "${id}") { name } }`);
-      expect(read.data?.category).toEqual({ name: 'Persisted' });
-      const migrations = second.output.map((l) => JSON.parse(l)).filter((l) => l.msg === 'petstore gateway ready');
-      expect(migrations).toHaveLength(1);
-    } finally {
-      expect(await second.stop()).toBe(0);
-    }
+    running = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    const read = await gql(running.url, `{ category(id: "${id}") { name } }`);
+    expect(read.data?.category).toEqual({ name: 'Persisted' });
+    const migrations = running.output.map((l) => JSON.parse(l)).filter((l) => l.msg === 'petstore gateway ready');
+    expect(migrations).toHaveLength(1);
   });
 
   it('refuses to open a data directory that a running server holds', async () => {
-    const server = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
-    try {
-      await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir })).rejects.toThrow(/in use by another process/);
-    } finally {
-      await server.stop();
-    }
+    // The server the first test restarted (a server of its own when this test runs alone).
+    running ??= await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir })).rejects.toThrow(/in use by another process/);
+    expect(await running.stop()).toBe(0);
   });
 
   it('stops at start with a message naming a bad variable', async () => {

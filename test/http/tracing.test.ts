@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 import { pollUntil } from '../helpers/poll';
@@ -68,7 +68,7 @@ describe('traces exported to an OTLP/HTTP collector', () => {
       env.PGLITE_DATA_DIR = dataDir;
       cleanup = async () => fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    auth = await createApiKeyWithCli(['admin'], env);
+    auth = await adminKeyFor(env);
     server = await startServerProcess(env);
     const category = await post('mutation { createCategory(input: { name: "Traced" }) { id } }');
     const categoryId = category.data.createCategory.id as string;

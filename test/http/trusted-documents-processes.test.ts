@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKeyWithCli, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { pollUntil } from '../helpers/poll';
 import { execute } from '../../examples/client/client';
 import { PetName, PetPage } from '../../examples/client/operations';
@@ -46,7 +46,7 @@ let dataDir: string;
 let admin: Record<string, string>;
 beforeAll(async () => {
   dataDir = path.join(tmp('petstore-trusted-proc-'), 'data');
-  admin = await createApiKeyWithCli(['admin'], { PGLITE_DATA_DIR: dataDir });
+  admin = await adminKeyFor({ PGLITE_DATA_DIR: dataDir });
 });
 
 describe('the example client against a gateway in enforce with its manifest', () => {

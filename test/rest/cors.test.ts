@@ -1,13 +1,21 @@
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { makePet } from '../helpers/factories';
 import { ordersReader, restClient } from '../helpers/rest';
 
 const APP = 'https://app.example.com';
 
+// One database for both settings' apps: each test reads rows of its own.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.destroy());
+
 describe('CORS with CORS_ORIGINS set', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { CORS_ORIGINS: `${APP}, http://localhost:5173` } });
+    t = await createTestApp({ env: { CORS_ORIGINS: `${APP}, http://localhost:5173` }, database });
   });
   afterAll(() => t.close());
 
@@ -52,7 +60,7 @@ describe('CORS with CORS_ORIGINS set', () => {
 describe('CORS by default', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ database });
   });
   afterAll(() => t.close());
 

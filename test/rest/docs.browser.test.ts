@@ -72,7 +72,8 @@ describeIf(haveChromium, NEEDS_CHROMIUM(CHROMIUM))('GET /docs in a browser', () 
     async () => {
       // A browser treats localhost as secure but not an IP address: there a CSP with
       // upgrade-insecure-requests would fetch the page's scripts over https, and the page stayed blank.
-      const other = await createTestApp();
+      // The same database: this page reads no rows (an app costs less than a database).
+      const other = await createTestApp({ database: t });
       try {
         const port = new URL(await other.app.listen({ host: '0.0.0.0', port: 0 })).port;
         const page = await browser.newPage();

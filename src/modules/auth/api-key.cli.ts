@@ -17,8 +17,9 @@ import { ConfigError, loadConfig, readEnvFile } from '../../config';
 import { DatabaseInUseError } from '../../db/database';
 import { openDatabase } from '../../db/open';
 import { AppError } from '../../errors/app-error';
+import { parseId } from '../../common/ids';
 import { runApiKeyCommand, type ApiKeyCommand } from './api-key.commands';
-import { ApiKeyService } from './api-key.service';
+import { ApiKeyService, validateNewKey } from './api-key.service';
 import { AdminSocketError, adminSocketPath, sendToAdminSocket } from './api-key.socket';
 import { SCOPES } from './scopes';
 import { explainStartupError } from '../../startup';
@@ -61,6 +62,9 @@ function parse(argv: string[]): ApiKeyCommand {
 
 async function run(argv: string[]): Promise<void> {
   const cmd = parse(argv);
+  // Arguments are checked before the database is opened (or, on a first run, created: seconds).
+  if (cmd.command === 'create') validateNewKey(cmd);
+  if (cmd.command === 'revoke') parseId(cmd.id, 'ID');
   readEnvFile();
   const config = loadConfig();
   let db;

@@ -58,6 +58,9 @@ const newKeySchema = z.object({
     .transform((s) => [...new Set(s)]),
 });
 
+/** Checks a new key's name and scopes (throws ValidationError), as `create` does before it writes. */
+export const validateNewKey = (input: { name: string; scopes: string[] }) => validate(newKeySchema, input);
+
 const hashKey = (key: string): string => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 
 const toInfo = (row: ApiKey): ApiKeyInfo => ({
@@ -92,7 +95,7 @@ export class ApiKeyService {
 
   /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
   async create(input: { name: string; scopes: string[] }): Promise<{ key: string; info: ApiKeyInfo }> {
-    const { name, scopes } = validate(newKeySchema, input);
+    const { name, scopes } = validateNewKey(input);
     const key = KEY_PREFIX + crypto.randomBytes(KEY_BYTES).toString('base64url');
     const row = await this.prisma.apiKey.create({
       data: { name, scopes, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashKey(key) },
