@@ -31,6 +31,15 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Node's flags for the processes tests start: V8's baseline WebAssembly compiler only (Liftoff). By
+ * default V8 also recompiles PGlite's 9 MB of WebAssembly with its optimizing compiler, in background
+ * threads, in every process that opens the embedded database: ~1.5 s of CPU in a process that lives
+ * a few seconds, and an exit that waits for those compile jobs. Behaviour is the same (`npm test` runs
+ * Jest's own workers with the same flag); `npm start` is left to V8's defaults.
+ */
+export const TEST_NODE_FLAGS = ['--liftoff-only'];
+
+/**
  * The entry point run: this checkout's build, or PETSTORE_SERVER_ENTRY (another checkout's
  * dist/src/main.js, to run the same test against an older build for a before/after figure).
  */
@@ -83,7 +92,7 @@ export async function startServerProcess(
   const dataDir = embeddedDataDir(env);
   if (dataDir && !options.freshDatabase) prepareDataDir(dataDir);
   const port = await freePort();
-  const child = spawn(process.execPath, [serverEntry], {
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, serverEntry], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,7 +137,7 @@ export interface CliResult {
 
 /** Runs a built script (`dist/<script>`, as its npm script does after the build step). */
 export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [path.join(root, 'dist', script), ...args], {
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, path.join(root, 'dist', script), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
