@@ -108,25 +108,9 @@ export async function createPostgresDatabase(): Promise<{
 }
 
 export async function createTestDatabase(options: { dataDir?: string } = {}): Promise<TestDatabase> {
-  const sql = counter();
   if (usingPostgres()) {
     const pg = await createPostgresDatabase();
-    const config = pg.config;
-    const db = await createDatabase(config, { prismaOptions: countingOptions, onReaderStatement: readerCounting(sql) });
-    await migrate(db);
-    attach(db, sql);
-    return {
-      db,
-      config,
-      sql,
-      async destroy() {
-        try {
-          await db.close();
-        } finally {
-          await pg.drop();
-        }
-      },
-    };
+    return openTestDatabase(pg.config, () => pg.drop());
   }
   // A copy of the run's migrated data directory (global-setup.ts): opening an existing database costs
   // about half of what loading a dump of it into memory does, and a tenth of creating one.
@@ -138,7 +122,14 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
     fs.cpSync(template, dataDir, { recursive: true });
     removeDir = true;
   }
-  const config: DatabaseConfig = { kind: 'pglite', dataDir };
+  return openTestDatabase({ kind: 'pglite', dataDir }, async () => {
+    if (removeDir) fs.rmSync(dataDir!, { recursive: true, force: true });
+  });
+}
+
+/** Opens `config` migrated, its statements counted; `cleanup` runs after it is closed (even on error). */
+async function openTestDatabase(config: DatabaseConfig, cleanup: () => Promise<void>): Promise<TestDatabase> {
+  const sql = counter();
   const db = await createDatabase(config, { prismaOptions: countingOptions, onReaderStatement: readerCounting(sql) });
   await migrate(db);
   attach(db, sql);
@@ -150,7 +141,7 @@ export async function createTestDatabase(options: { dataDir?: string } = {}): Pr
       try {
         await db.close();
       } finally {
-        if (removeDir) fs.rmSync(dataDir!, { recursive: true, force: true });
+        await cleanup();
       }
     },
   };
