@@ -1,7 +1,7 @@
 /**
  * `npm run bench:explain`: where PostgreSQL spends its time on each compiled read shape. Seeds the
  * bench's data set into a fresh PostgreSQL database (seed.ts), executes each shape once through the
- * real schema with the read compiler on, captures the statement it sends (text and parameters), and
+ * real schema with the read compiler on, captures the statement it sends (capture.ts), and
  * prints `EXPLAIN (ANALYZE, BUFFERS)` of it plus the mean server execution and planning time over
  * repeated EXPLAIN ANALYZE runs, as markdown (bench/notes/explain.md is its output, annotated).
  * pg_stat_statements would give the same per-statement figures, but it needs
@@ -10,15 +10,9 @@
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
  * EXPLAIN_RUNS (default 200).
  */
-import 'reflect-metadata';
-import { execute, parse } from 'graphql';
 import { Client } from 'pg';
-import pino from 'pino';
-import type { Prisma } from '../src/generated/prisma/client';
-import { createDatabase } from '../src/db/database';
-import { createSchema } from '../src/graphql/schema';
-import { createContext } from '../src/graphql/context';
-import { createServices } from '../src/services';
+import { projectRoot } from '../src/config';
+import { captureStatements } from './capture';
 import { seedPostgres } from './seed';
 import { SHAPES } from './shapes';
 
@@ -26,39 +20,19 @@ async function main(): Promise<void> {
   const adminUrl = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
   const runs = Number(process.env.EXPLAIN_RUNS ?? 200);
   const data = await seedPostgres(adminUrl);
-  const db = await createDatabase({ kind: 'postgres', url: data.url, poolSize: 2 });
   const client = new Client({ connectionString: data.url });
   await client.connect();
   try {
     await client.query('ANALYZE');
-    const captured: Prisma.Sql[] = [];
-    const services = createServices({
-      prisma: db.prisma,
-      sql: { query: (statement) => (captured.push(statement), db.sql.query(statement)) },
-    });
-    const schema = await createSchema();
-    const log = pino({ level: 'silent' });
-    const caller = { keyId: 1n, name: 'explain', scopes: ['admin'] as const };
+    const captured = captureStatements(projectRoot, data.url);
     console.log(
       `# EXPLAIN of the compiled read shapes\n\nBench data set (seed.ts), PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}; mean of ${runs} EXPLAIN ANALYZE runs per statement.\n`,
     );
     for (const shape of SHAPES) {
-      captured.length = 0;
-      const contextValue = createContext(
-        services,
-        { id: 'explain', log, caller: { ...caller, scopes: [...caller.scopes] }, headers: {} },
-        { planReads: true },
-      );
-      const result = await execute({
-        schema,
-        document: parse(shape.query),
-        variableValues: shape.variables,
-        contextValue,
-      });
-      if (result.errors) throw new Error(`${shape.name}: ${result.errors.map((e) => e.message).join('; ')}`);
-      console.log(`## ${shape.name}\n\n\`\`\`graphql\n${shape.query}\n\`\`\`\n\nStatements: ${captured.length}\n`);
-      for (const statement of captured) {
-        const values = statement.values as unknown[];
+      const { statements } = captured.find((c) => c.shape === shape.name)!;
+      console.log(`## ${shape.name}\n\n\`\`\`graphql\n${shape.query}\n\`\`\`\n\nStatements: ${statements.length}\n`);
+      for (const statement of statements) {
+        const values = statement.values;
         const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, values);
         let execution = 0;
         let planning = 0;
@@ -77,7 +51,6 @@ async function main(): Promise<void> {
     }
   } finally {
     await client.end();
-    await db.close();
     await data.drop();
   }
 }

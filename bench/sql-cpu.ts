@@ -15,34 +15,20 @@
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test).
  * Linux only (/proc); PostgreSQL on this machine.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { projectRoot } from '../src/config';
 import { median } from './records';
+import { captureStatements, type CapturedShape } from './capture';
 import { seedPostgres } from './seed';
 import { SHAPES } from './shapes';
-
-interface Captured {
-  shape: string;
-  statements: { text: string; values: unknown[] }[];
-}
 
 /** CPU time (ms) the process `pid` has used, from /proc/<pid>/stat. */
 function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** Runs a checkout's build in a child process to capture each shape's statements on `url`. */
-function capture(root: string, url: string): Captured[] {
-  const out = execFileSync(process.execPath, [path.join(projectRoot, 'dist', 'bench', 'sql-capture.js'), root, url], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return JSON.parse(out) as Captured[];
 }
 
 async function cpuPerExecution(url: string, text: string, values: unknown[], runs: number): Promise<number> {
@@ -78,10 +64,11 @@ async function main(): Promise<void> {
     await admin.connect();
     await admin.query('ANALYZE');
     await admin.end();
-    const builds: { name: string; shapes: Captured[] }[] = [
-      { name: 'this build', shapes: capture(projectRoot, data.url) },
+    const builds: { name: string; shapes: CapturedShape[] }[] = [
+      { name: 'this build', shapes: captureStatements(projectRoot, data.url) },
     ];
-    if (values.baseline) builds.push({ name: 'baseline', shapes: capture(path.resolve(values.baseline), data.url) });
+    if (values.baseline)
+      builds.push({ name: 'baseline', shapes: captureStatements(path.resolve(values.baseline), data.url) });
     const samples = new Map<string, number[]>();
     for (let round = 0; round < rounds; round++) {
       for (const shape of SHAPES) {

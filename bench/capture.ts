@@ -1,0 +1,22 @@
+/**
+ * The statements each read shape (shapes.ts) sends, captured by running a checkout's build in a
+ * child process (sql-capture.ts): used by bench:explain (this checkout) and bench:sql-cpu (this one
+ * and `--baseline DIR`; one build per process, so two builds never share a module registry).
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot } from '../src/config';
+
+export interface CapturedShape {
+  shape: string;
+  statements: { text: string; values: unknown[] }[];
+}
+
+/** Runs the build of checkout `root` against the database `url`; each shape's statements, in order. */
+export function captureStatements(root: string, url: string): CapturedShape[] {
+  const out = execFileSync(process.execPath, [path.join(projectRoot, 'dist', 'bench', 'sql-capture.js'), root, url], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out) as CapturedShape[];
+}
