@@ -74,4 +74,13 @@ describe('the API-key CLI on the embedded database', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/must be among orders:read/);
   });
+
+  it('refuses bad arguments before it opens, or creates, a database', async () => {
+    const fresh = path.join(dataDir, 'never-created');
+    const badScope = await runApiKeyCli(['create', '--name', 'x', '--scopes', 'root'], { PGLITE_DATA_DIR: fresh });
+    expect(badScope).toMatchObject({ code: 1, stderr: expect.stringMatching(/must be among orders:read/) });
+    const badId = await runApiKeyCli(['revoke', 'abc'], { PGLITE_DATA_DIR: fresh });
+    expect(badId).toMatchObject({ code: 1, stderr: expect.stringMatching(/ID/) });
+    expect(fs.existsSync(fresh)).toBe(false);
+  });
 });
