@@ -301,6 +301,16 @@ export type PlannedCategoriesQueryVariables = Exact<{
 
 export type PlannedCategoriesQuery = { categories: { nodes: Array<{ id: string, name: string, pets: { totalCount: number, nodes: Array<{ id: string, name: string, status: PetStatus | null, inventory: { quantity: number } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } }> } };
 
+export type PlannedTrimmedPagesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+  pets?: number | null | undefined;
+}>;
+
+
+export type PlannedTrimmedPagesQuery = { pets: { edges: Array<{ cursor: string, node: { id: string, name: string, category: { name: string }, inventory: { quantity: number } | null } }>, pageInfo: { startCursor: string | null, endCursor: string | null } }, categories: { nodes: Array<{ name: string, pets: { nodes: Array<{ name: string, inventory: { quantity: number } | null }>, pageInfo: { endCursor: string | null } } }> } };
+
 export type PlannedMixedQueryVariables = Exact<{
   skip: boolean;
 }>;
@@ -952,6 +962,45 @@ export const PlannedCategoriesDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PlannedCategoriesQuery, PlannedCategoriesQueryVariables>;
+export const PlannedTrimmedPagesDocument = new TypedDocumentString(`
+    query PlannedTrimmedPages($first: Int, $last: Int, $before: String, $pets: Int) {
+  pets(first: $first, last: $last, before: $before) {
+    edges {
+      cursor
+      node {
+        id
+        name
+        category {
+          name
+        }
+        inventory {
+          quantity
+        }
+      }
+    }
+    pageInfo {
+      startCursor
+      endCursor
+    }
+  }
+  categories(first: 3) {
+    nodes {
+      name
+      pets(first: $pets) {
+        nodes {
+          name
+          inventory {
+            quantity
+          }
+        }
+        pageInfo {
+          endCursor
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PlannedTrimmedPagesQuery, PlannedTrimmedPagesQueryVariables>;
 export const PlannedMixedDocument = new TypedDocumentString(`
     query PlannedMixed($skip: Boolean!) {
   categories(first: 3) {

@@ -90,6 +90,50 @@ const CategoriesWithPets = graphql(`
   }
 `);
 
+/**
+ * Pages whose rows carry relations and whose hasNextPage/hasPreviousPage are not asked: the compiler
+ * cuts the row a page reads beyond its size before reading its relations (forward and backward).
+ */
+const TrimmedPages = graphql(`
+  query PlannedTrimmedPages($first: Int, $last: Int, $before: String, $pets: Int) {
+    pets(first: $first, last: $last, before: $before) {
+      edges {
+        cursor
+        node {
+          id
+          name
+          category {
+            name
+          }
+          inventory {
+            quantity
+          }
+        }
+      }
+      pageInfo {
+        startCursor
+        endCursor
+      }
+    }
+    categories(first: 3) {
+      nodes {
+        name
+        pets(first: $pets) {
+          nodes {
+            name
+            inventory {
+              quantity
+            }
+          }
+          pageInfo {
+            endCursor
+          }
+        }
+      }
+    }
+  }
+`);
+
 /** Fragments, an alias with other arguments, a literal argument and @skip: shapes the planner must read right. */
 const MixedShapes = graphql(`
   query PlannedMixed($skip: Boolean!) {
@@ -371,6 +415,16 @@ describe('read planner', () => {
     await same(MixedShapes, { skip: true });
     await same(MixedShapes, { skip: false });
     await same(W1, { id: '3' });
+  });
+
+  it("cuts a page's extra row without changing the answer, paging forward and backward", async () => {
+    const forward = await same(TrimmedPages, { first: 4, pets: 2 });
+    expect(forward!.pets.edges).toHaveLength(4);
+    expect(forward!.categories.nodes.map((c) => c.pets.nodes.length)).toEqual([2, 2, 2]);
+    const nine = (await t.gqlOk(PetsPage, { first: 9 })).pets;
+    const backward = await same(TrimmedPages, { last: 3, before: nine.pageInfo.endCursor, pets: 1 });
+    // The three rows just before the cursor (the 6th to 8th), not the extra row read beyond them.
+    expect(backward!.pets.edges.map((e) => e.node.id)).toEqual(nine.edges.slice(5, 8).map((e) => e.node.id));
   });
 
   it('answers every relation, at any depth, exactly as the DataLoaders alone do', async () => {
