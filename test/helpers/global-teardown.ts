@@ -2,6 +2,6 @@ import fs from 'node:fs';
 
 export default async function globalTeardown(): Promise<void> {
   await (globalThis as { petstorePgBouncer?: { stop(): Promise<void> } }).petstorePgBouncer?.stop();
-  const dir = process.env.PETSTORE_TEST_TEMPLATES;
+  const dir = process.env.PETSTORE_TEST_RUN_DIR;
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }
