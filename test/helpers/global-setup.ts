@@ -12,6 +12,7 @@
  * processes tests start, PostgreSQL clusters of test/db/) goes under one directory of the run, which
  * becomes TMPDIR for Jest's workers (they start after this) and global-teardown.ts removes.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,26 +65,102 @@ export default async function globalSetup(): Promise<void> {
     }
     return;
   }
-  // One PGlite initialisation (initdb) for all three; a data directory is copied only while closed.
-  const dir = runDir;
-  const empty = path.join(dir, 'template-empty');
-  const migrated = path.join(dir, 'template-data');
-  const admin = path.join(dir, 'template-admin');
-  const copy = (from: string, to: string) => fs.cpSync(from, to, { recursive: true });
+  const templates = {
+    empty: path.join(runDir, 'template-empty'),
+    migrated: path.join(runDir, 'template-data'),
+    admin: path.join(runDir, 'template-admin'),
+  };
+  const key = (await copyCachedTemplates(templates)) ?? (await buildTemplates(templates));
+  process.env.PETSTORE_TEST_DATA_TEMPLATE = templates.migrated;
+  process.env.PETSTORE_TEST_DATA_TEMPLATE_ADMIN = templates.admin;
+  process.env.PETSTORE_TEST_DATA_TEMPLATE_EMPTY = templates.empty;
+  process.env.PETSTORE_TEST_ADMIN_KEY = key;
+}
 
-  await (await createDatabase({ kind: 'pglite', dataDir: admin })).close();
-  copy(admin, empty);
-  let db = await createDatabase({ kind: 'pglite', dataDir: admin });
+type Templates = Record<'empty' | 'migrated' | 'admin', string>;
+const copy = (from: string, to: string) => fs.cpSync(from, to, { recursive: true });
+
+/** Builds the three templates (one PGlite initialisation for all three); returns the admin key. */
+async function buildTemplates(t: Templates): Promise<string> {
+  // A data directory is copied only while closed.
+  await (await createDatabase({ kind: 'pglite', dataDir: t.admin })).close();
+  copy(t.admin, t.empty);
+  let db = await createDatabase({ kind: 'pglite', dataDir: t.admin });
   await migrate(db);
   await db.close();
-  copy(admin, migrated);
-  db = await createDatabase({ kind: 'pglite', dataDir: admin });
+  copy(t.admin, t.migrated);
+  db = await createDatabase({ kind: 'pglite', dataDir: t.admin });
   const { key } = await new ApiKeyService(db.prisma).create({ name: 'test admin', scopes: ['admin'] });
   await db.close();
   // The lock beside a data directory is the template's own; copies take their own.
-  for (const d of [empty, migrated, admin]) fs.rmSync(`${d}.lock`, { recursive: true, force: true });
-  process.env.PETSTORE_TEST_DATA_TEMPLATE = migrated;
-  process.env.PETSTORE_TEST_DATA_TEMPLATE_ADMIN = admin;
-  process.env.PETSTORE_TEST_DATA_TEMPLATE_EMPTY = empty;
-  process.env.PETSTORE_TEST_ADMIN_KEY = key;
+  for (const d of Object.values(t)) fs.rmSync(`${d}.lock`, { recursive: true, force: true });
+  saveTemplates(t, key);
+  return key;
+}
+
+/*
+ * The templates are kept between runs in node_modules/.cache/petstore-test-templates/<hash>, so that a
+ * run (`npm test -- test/x.test.ts` as much as the whole suite) starts in a fraction of a second instead
+ * of ~6 s of initdb and migrations. The hash covers everything the templates are made of: the
+ * installed packages (PGlite's version decides the data format), prisma/ (the migrations), the code
+ * that creates, migrates and writes a key into a database, and this file. Anything else changed
+ * builds them again; `rm -rf node_modules/.cache/petstore-test-templates` forgets them.
+ */
+const root = path.resolve(__dirname, '..', '..');
+const cacheRoot = path.join(root, 'node_modules', '.cache', 'petstore-test-templates');
+const TEMPLATE_INPUTS = [
+  'package-lock.json',
+  'prisma',
+  'src/db',
+  'src/modules/auth',
+  'src/common',
+  'src/config.ts',
+  'test/helpers/global-setup.ts',
+];
+
+function filesUnder(p: string): string[] {
+  const full = path.join(root, p);
+  if (!fs.existsSync(full)) return [];
+  if (!fs.statSync(full).isDirectory()) return [p];
+  return fs
+    .readdirSync(full)
+    .sort()
+    .flatMap((name) => filesUnder(path.join(p, name)));
+}
+
+function templatesHash(): string {
+  const hash = crypto.createHash('sha256');
+  for (const file of TEMPLATE_INPUTS.flatMap(filesUnder))
+    hash.update(`${file}\0`).update(fs.readFileSync(path.join(root, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function copyCachedTemplates(t: Templates): Promise<string | null> {
+  const cached = path.join(cacheRoot, templatesHash());
+  let key: string;
+  try {
+    key = (JSON.parse(fs.readFileSync(path.join(cached, 'admin-key.json'), 'utf8')) as { key: string }).key;
+  } catch {
+    return null;
+  }
+  for (const [name, dir] of Object.entries(t)) copy(path.join(cached, name), dir);
+  return key;
+}
+
+/** Keeps this build (and no older one); whole or not at all, should two runs save at once. */
+function saveTemplates(t: Templates, key: string): void {
+  let staging: string | null = null;
+  try {
+    fs.mkdirSync(cacheRoot, { recursive: true });
+    staging = fs.mkdtempSync(path.join(cacheRoot, '.staging-'));
+    for (const [name, dir] of Object.entries(t)) copy(dir, path.join(staging, name));
+    // Written last: a build without it is never read.
+    fs.writeFileSync(path.join(staging, 'admin-key.json'), JSON.stringify({ key }));
+    for (const old of fs.readdirSync(cacheRoot).filter((name) => !name.startsWith('.staging-')))
+      fs.rmSync(path.join(cacheRoot, old), { recursive: true, force: true });
+    fs.renameSync(staging, path.join(cacheRoot, templatesHash()));
+  } catch {
+    // A read-only or full node_modules, or another run saved first: the next run builds or reads theirs.
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
+  }
 }
