@@ -78,14 +78,29 @@ export default async function globalSetup(): Promise<void> {
 }
 
 type Templates = Record<'empty' | 'migrated' | 'admin', string>;
+
+/**
+ * The templates' server settings (postgresql.auto.conf, so every copy, in a suite or in a process a
+ * test starts, has them). PostgreSQL's default 128 MB of shared buffers, which PGlite keeps, are set up
+ * at every start: with a tenth of that, opening a data directory takes ~0.25 s of CPU instead of ~0.8 s
+ * and ~40,000 fewer page faults. A test database holds a few hundred rows; nothing a test observes
+ * depends on the size of the buffer pool or on connection slots (PGlite has one session).
+ */
+const TEST_SERVER_SETTINGS: [string, string][] = [
+  ['shared_buffers', '8MB'],
+  ['max_connections', '5'],
+];
 const copy = (from: string, to: string) => fs.cpSync(from, to, { recursive: true });
 
 /** Builds the three templates (one PGlite initialisation for all three); returns the admin key. */
 async function buildTemplates(t: Templates): Promise<string> {
   // A data directory is copied only while closed.
-  await (await createDatabase({ kind: 'pglite', dataDir: t.admin })).close();
-  copy(t.admin, t.empty);
   let db = await createDatabase({ kind: 'pglite', dataDir: t.admin });
+  // One statement at a time: ALTER SYSTEM cannot run in the transaction a multi-statement text is.
+  for (const [name, value] of TEST_SERVER_SETTINGS) await db.pglite!.exec(`ALTER SYSTEM SET ${name} = '${value}'`);
+  await db.close();
+  copy(t.admin, t.empty);
+  db = await createDatabase({ kind: 'pglite', dataDir: t.admin });
   await migrate(db);
   await db.close();
   copy(t.admin, t.migrated);
