@@ -44,12 +44,48 @@ function runTempBase(): string {
   return os.tmpdir();
 }
 
+const RUN_DIR_PREFIX = 'petstore-test-';
+
+/**
+ * Removes the run directories of runs that were interrupted (Ctrl-C ends Jest without its global
+ * teardown): each holds the process id of its Jest, and is left alone while that process lives.
+ */
+function removeAbandonedRunDirs(base: string): void {
+  for (const name of fs.readdirSync(base).filter((n) => n.startsWith(RUN_DIR_PREFIX))) {
+    const dir = path.join(base, name);
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(path.join(dir, 'run.pid'), 'utf8'));
+      process.kill(pid, 0);
+      continue; // that run is still going
+    } catch (error) {
+      // No run.pid (not ours, or not yet written), or a process we may not signal: leave it.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function globalSetup(): Promise<void> {
-  const runDir = fs.mkdtempSync(path.join(runTempBase(), 'petstore-test-'));
+  const base = runTempBase();
+  removeAbandonedRunDirs(base);
+  const runDir = fs.mkdtempSync(path.join(base, RUN_DIR_PREFIX));
+  fs.writeFileSync(path.join(runDir, 'run.pid'), String(process.pid));
   // Others may pass through (not list): test/db/ runs PostgreSQL as its own user in a directory here.
   fs.chmodSync(runDir, 0o711);
   process.env.PETSTORE_TEST_RUN_DIR = runDir;
   process.env.TMPDIR = runDir;
+  try {
+    await prepare(runDir);
+  } catch (error) {
+    // Jest runs no teardown after a failed setup.
+    await (globalThis as { petstorePgBouncer?: PgBouncer }).petstorePgBouncer?.stop();
+    fs.rmSync(runDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function prepare(runDir: string): Promise<void> {
   if (process.env.TEST_DATABASE_URL) {
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
     await client.connect();
