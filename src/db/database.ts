@@ -53,7 +53,7 @@ export interface Database {
   readonly kind: DatabaseConfig['kind'];
   readonly prisma: PrismaClient;
   readonly sql: SqlReader;
-  /** The embedded engine itself (pglite mode only): tests dump it as a template. */
+  /** The embedded engine itself (pglite mode only): tracing wraps it; the tests set template settings through it. */
   readonly pglite?: PGlite;
   /** The connection pool (postgres mode only): its counts are the metrics' pool gauges. */
   readonly pool?: Pick<Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
@@ -102,8 +102,6 @@ export interface CreateDatabaseOptions {
   info?: (msg: string) => void;
   /** Extra Prisma client options (tests use `log` to count statements). */
   prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
-  /** PGlite only: start from this dump (tests share one migrated template). */
-  pgliteLoadDataDir?: Blob;
   /** Called with the text of every statement the SQL reader sends (tests count statements). */
   onReaderStatement?: (sql: string) => void;
 }
@@ -132,7 +130,6 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   const pglite = new PGlite({
     dataDir: dataDir ?? undefined,
     extensions: { pg_trgm },
-    loadDataDir: options.pgliteLoadDataDir,
   });
   await pglite.waitReady;
   // pglite-prisma-adapter 0.6 is typed against driver-adapter-utils 6.10 and Prisma 6.19 against

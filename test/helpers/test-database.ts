@@ -11,6 +11,7 @@ import { Client } from 'pg';
 import { createDatabase, type Database } from '../../src/db/database';
 import { migrate } from '../../src/db/migrate';
 import type { DatabaseConfig } from '../../src/config';
+import { prepareDataDir } from './server-process';
 
 export interface SqlCounter {
   count: number;
@@ -107,23 +108,17 @@ export async function createPostgresDatabase(): Promise<{
   };
 }
 
-export async function createTestDatabase(options: { dataDir?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(): Promise<TestDatabase> {
   if (usingPostgres()) {
     const pg = await createPostgresDatabase();
     return openTestDatabase(pg.config, () => pg.drop());
   }
   // A copy of the run's migrated data directory (global-setup.ts): opening an existing database costs
   // about half of what loading a dump of it into memory does, and a tenth of creating one.
-  const template = process.env.PETSTORE_TEST_DATA_TEMPLATE;
-  let dataDir = options.dataDir ?? null;
-  let removeDir = false;
-  if (!dataDir && template && process.env.PETSTORE_TEST_MEMDB !== '1') {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-suite-'));
-    fs.cpSync(template, dataDir, { recursive: true });
-    removeDir = true;
-  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-suite-'));
+  prepareDataDir(dataDir);
   return openTestDatabase({ kind: 'pglite', dataDir }, async () => {
-    if (removeDir) fs.rmSync(dataDir!, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 }
 
