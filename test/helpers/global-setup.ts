@@ -20,6 +20,7 @@ import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { migrate } from '../../src/db/migrate';
 import { ApiKeyService } from '../../src/modules/auth/api-key.service';
+import globalTeardown from './global-teardown';
 import { NEEDS_PGBOUNCER, pgbouncerAvailable, startPgBouncer, type PgBouncer } from './pg-servers';
 
 /** Free space /dev/shm must have to hold the run's temporary files (three templates, a copy per suite). */
@@ -78,9 +79,8 @@ export default async function globalSetup(): Promise<void> {
   try {
     await prepare(runDir);
   } catch (error) {
-    // Jest runs no teardown after a failed setup.
-    await (globalThis as { petstorePgBouncer?: PgBouncer }).petstorePgBouncer?.stop();
-    fs.rmSync(runDir, { recursive: true, force: true });
+    // Jest runs no teardown after a failed setup: the run's PgBouncer and directory would outlive it.
+    await globalTeardown();
     throw error;
   }
 }
@@ -106,7 +106,8 @@ async function prepare(runDir: string): Promise<void> {
     migrated: path.join(runDir, 'template-data'),
     admin: path.join(runDir, 'template-admin'),
   };
-  const key = (await copyCachedTemplates(templates)) ?? (await buildTemplates(templates));
+  const hash = templatesHash();
+  const key = copyCachedTemplates(templates, hash) ?? (await buildTemplates(templates, hash));
   process.env.PETSTORE_TEST_DATA_TEMPLATE = templates.migrated;
   process.env.PETSTORE_TEST_DATA_TEMPLATE_ADMIN = templates.admin;
   process.env.PETSTORE_TEST_DATA_TEMPLATE_EMPTY = templates.empty;
@@ -129,7 +130,7 @@ const TEST_SERVER_SETTINGS: [string, string][] = [
 const copy = (from: string, to: string) => fs.cpSync(from, to, { recursive: true });
 
 /** Builds the three templates (one PGlite initialisation for all three); returns the admin key. */
-async function buildTemplates(t: Templates): Promise<string> {
+async function buildTemplates(t: Templates, hash: string): Promise<string> {
   // A data directory is copied only while closed.
   let db = await createDatabase({ kind: 'pglite', dataDir: t.admin });
   // One statement at a time: ALTER SYSTEM cannot run in the transaction a multi-statement text is.
@@ -145,7 +146,7 @@ async function buildTemplates(t: Templates): Promise<string> {
   await db.close();
   // The lock beside a data directory is the template's own; copies take their own.
   for (const d of Object.values(t)) fs.rmSync(`${d}.lock`, { recursive: true, force: true });
-  saveTemplates(t, key);
+  saveTemplates(t, key, hash);
   return key;
 }
 
@@ -179,6 +180,7 @@ function filesUnder(p: string): string[] {
     .flatMap((name) => filesUnder(path.join(p, name)));
 }
 
+/** What the templates are made of, hashed: the name of their build in the cache. */
 function templatesHash(): string {
   const hash = crypto.createHash('sha256');
   for (const file of TEMPLATE_INPUTS.flatMap(filesUnder))
@@ -186,8 +188,9 @@ function templatesHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function copyCachedTemplates(t: Templates): Promise<string | null> {
-  const cached = path.join(cacheRoot, templatesHash());
+/** Copies the kept build `hash` into place and returns its admin key; null when there is none. */
+function copyCachedTemplates(t: Templates, hash: string): string | null {
+  const cached = path.join(cacheRoot, hash);
   let key: string;
   try {
     key = (JSON.parse(fs.readFileSync(path.join(cached, 'admin-key.json'), 'utf8')) as { key: string }).key;
@@ -199,7 +202,7 @@ async function copyCachedTemplates(t: Templates): Promise<string | null> {
 }
 
 /** Keeps this build (and no older one); whole or not at all, should two runs save at once. */
-function saveTemplates(t: Templates, key: string): void {
+function saveTemplates(t: Templates, key: string, hash: string): void {
   let staging: string | null = null;
   try {
     fs.mkdirSync(cacheRoot, { recursive: true });
@@ -209,7 +212,7 @@ function saveTemplates(t: Templates, key: string): void {
     fs.writeFileSync(path.join(staging, 'admin-key.json'), JSON.stringify({ key }));
     for (const old of fs.readdirSync(cacheRoot).filter((name) => !name.startsWith('.staging-')))
       fs.rmSync(path.join(cacheRoot, old), { recursive: true, force: true });
-    fs.renameSync(staging, path.join(cacheRoot, templatesHash()));
+    fs.renameSync(staging, path.join(cacheRoot, hash));
   } catch {
     // A read-only or full node_modules, or another run saved first: the next run builds or reads theirs.
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
