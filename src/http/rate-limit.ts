@@ -27,7 +27,7 @@ import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
-import type { Caller } from '../modules/auth/api-key.service';
+import { callerIdentity, type Caller } from '../modules/auth/api-key.service';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,7 +48,7 @@ type StoreClass = new (...args: unknown[]) => Store;
  * requests and WebSocket messages name their payer the same way, so they spend one budget.
  */
 export function rateLimitSubject(caller: Pick<Caller, 'keyId'> | null, address: string): string {
-  return caller ? `key:${caller.keyId}` : `ip:${address}`;
+  return caller ? callerIdentity(caller) : `ip:${address}`;
 }
 
 export function rateLimitKey(request: FastifyRequest): string {

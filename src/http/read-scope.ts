@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { runInReadScope, type ReadScope } from '../db/read-routing';
+import { callerIdentity } from '../modules/auth/api-key.service';
 
 /** The caller a read-your-writes window belongs to: the API key, or the client address when anonymous. */
 function callerOf(request: FastifyRequest): string {
-  return request.caller ? `key:${request.caller.keyId}` : `addr:${request.ip}`;
+  return request.caller ? callerIdentity(request.caller) : `addr:${request.ip}`;
 }
 
 /**

@@ -8,7 +8,11 @@
  *   others then see its row (or, when it failed and rolled back, claim the key themselves);
  * - a failed placement stores nothing, so it can be retried with the same key;
  * - a key expires IDEMPOTENCY_KEY_TTL_MS after its first use: later it is ignored and overwritten.
- * Keys are global for now; they will be scoped per API key once API keys exist.
+ * Keys are per caller (issue 28): the row's `key` is `scopedKey(caller, key)`, a digest of the caller's
+ * identity and the key, so the same header sent by another caller is another row. It neither finds
+ * nor collides with the first caller's (no CONFLICT telling that someone uses the key). A digest
+ * rather than a caller column: the scope needs no migration, and the row has a fixed size however
+ * long the caller's identity gets (a token's issuer and subject).
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
@@ -24,6 +28,14 @@ export const idempotencyKeySchema = z
   .min(1, 'must not be empty')
   .max(IDEMPOTENCY_KEY_MAX_LENGTH, `must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`)
   .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters without spaces');
+
+/**
+ * The key as stored: hex SHA-256 of the caller's identity (`callerIdentity`) and the key, with a
+ * separator no identity contains, so no two (caller, key) pairs meet.
+ */
+export function scopedKey(caller: string, key: string): string {
+  return crypto.createHash('sha256').update(caller).update('\n').update(key).digest('hex');
+}
 
 /** What a placeOrder request means, written the same way however the client spelled it. */
 export interface OrderRequest {

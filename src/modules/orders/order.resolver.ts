@@ -8,6 +8,7 @@ import { ForwardPageArgs } from '../../graphql/page-args';
 import { Pet } from '../pets/pet.type';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
+import { callerIdentity } from '../auth/api-key.service';
 
 @Resolver(() => Order)
 export class OrderResolver {
@@ -39,10 +40,13 @@ export class OrderResolver {
   @Mutation(() => Order, {
     description:
       "Places an order, taking its quantity out of the pet's stock (OUT_OF_STOCK when short). " +
-      'An `Idempotency-Key` header makes retries safe: the same key and request return the first order.',
+      'An `Idempotency-Key` header makes retries safe: the same key and request from the same caller return the first order.',
   })
   placeOrder(@Arg('input', () => NewOrder) input: NewOrder, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey });
+    return ctx.services.orders.place(input, {
+      idempotencyKey: ctx.idempotencyKey,
+      caller: ctx.caller && callerIdentity(ctx.caller),
+    });
   }
 
   @Authorized()

@@ -16,7 +16,7 @@ import {
 } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
-import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
+import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema, scopedKey } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
 
 /**
@@ -103,11 +103,16 @@ export class OrderService {
    * is the conditional UPDATE itself, so no number of concurrent requests or gateway processes can
    * oversell. Unknown pet: VALIDATION_FAILED (petId); not enough stock, or the pet is pending or sold:
    * OUT_OF_STOCK. Taking the last unit makes the pet pending. With `idempotencyKey`, a retry of the same
-   * request returns the first order (see idempotency.ts).
+   * request by the same caller returns the first order (see idempotency.ts); `caller` is the
+   * caller's identity (`callerIdentity`), which the key is scoped to.
    */
-  async place(input: NewOrderInput, options: { idempotencyKey?: string | null } = {}): Promise<Order> {
+  async place(
+    input: NewOrderInput,
+    options: { idempotencyKey?: string | null; caller?: string | null } = {},
+  ): Promise<Order> {
     const data = validate(newOrderSchema, input);
-    const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
+    const key =
+      options.idempotencyKey == null ? null : scopedKey(options.caller ?? '', validateKey(options.idempotencyKey));
     // One statement, one round trip: the SQL function does in its own transaction what the steps
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
     const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
