@@ -223,6 +223,7 @@ export async function buildApp({
         createPointsStore(config.rateLimit.windowMs, limiter.redis, `${config.rateLimit.redisPrefix}cost:`),
         limits,
         schema,
+        trustedDocuments ? (operation) => trustedDocuments!.listedDocument(operation) : undefined,
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);

@@ -12,7 +12,10 @@
  *   replaces execution when the charge is refused. An operation refused by those checks spends nothing.
  * - a batch: as a whole, in the route's preHandler, before any of its operations starts (Apollo runs
  *   them concurrently, so one refused halfway would leave the others run): the sum of the costs of
- *   the operations that will run (those the cost limit and the scope table let through).
+ *   the operations that will run (those the cost limit and the scope table let through). A trusted
+ *   document named by its hash (`documentId`, `persistedQuery`) is costed by its listed copy, which
+ *   is what runs (issue 28, item 2: a batch of hashes was charged nothing); an automatic persisted
+ *   query's hash, whose text only Apollo's cache knows, is charged by the plugin when Apollo found it.
  * - a subscription: once, when it starts (graphql-ws `subscribe`, subscriptions.ts); its events are
  *   not charged.
  *
@@ -96,6 +99,8 @@ export function createCostBudget(
   store: PointsStore,
   limits: GraphQLLimits,
   schema: GraphQLSchema,
+  /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
+  listedDocument: (operation: unknown) => DocumentNode | null = () => null,
 ): CostBudget {
   const budgetOf = (caller: Caller | null): number => {
     let budget = settings.points;
@@ -126,18 +131,23 @@ export function createCostBudget(
   const batchOperationPoints = (piece: unknown, caller: Caller | null): number => {
     if (typeof piece !== 'object' || piece === null) return 0;
     const { query, variables, operationName } = piece as Record<string, unknown>;
-    // Hash-only persisted queries are charged when Apollo has found their text (the plugin).
-    if (typeof query !== 'string') return 0;
+    // A listed document runs as listed, exempt from the cost limit (but not from the budget).
+    const listed = listedDocument(piece);
     let document: DocumentNode;
-    try {
-      document = parse(query, limits.parseOptions);
-    } catch {
-      return 0; // Apollo answers the syntax error; nothing runs
+    if (listed) document = listed;
+    // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
+    else if (typeof query !== 'string') return 0;
+    else {
+      try {
+        document = parse(query, limits.parseOptions);
+      } catch {
+        return 0; // Apollo answers the syntax error; nothing runs
+      }
     }
     const vars = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
     const name = typeof operationName === 'string' ? operationName : null;
     const operation = getOperationAST(document, name);
-    if (!operation || limits.costError(schema, document, vars)) return 0;
+    if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
     if (operationRefusal(schema, document, operation, caller, vars)) return 0;
     return pointsFor(limits.operationCost(schema, document, vars, name));
   };

@@ -9,6 +9,8 @@
  *   request's `first`/`last` variables written in and a page of DEFAULT_PAGE_SIZE assumed where a
  *   connection gives neither, so that `pets(first: $n)` and `pets` cost what they really fetch.
  *   Federation's `_entities(representations:)` counts as a page of as many objects as it is given.
+ *   A variable the request does not send counts with its default value (`$n: Int = 100`), as graphql-js
+ *   will execute it (issue 28, item 3): `variablesWithDefaults`.
  *
  * The cost model (graphql-armor's): a scalar field costs 1, an object field 2 plus 1.5 x the cost of
  * each selected child, and a field with `first`/`last` multiplies its subtree by that page size.
@@ -36,6 +38,7 @@ import {
   type OperationDefinitionNode,
   type ValidationContext,
   type ValidationRule,
+  valueFromASTUntyped,
 } from 'graphql';
 import type { Config } from '../config';
 import { QueryTooComplexError } from '../errors/app-error';
@@ -115,6 +118,39 @@ function costsOf(schema: GraphQLSchema, document: DocumentNode): Map<string, num
   };
   validate(schema, document, [wrapped]);
   return costs;
+}
+
+/** How big a value makes a page: a number is its own size, a list its length. */
+const sizeOf = (value: unknown): number =>
+  typeof value === 'number' ? value : Array.isArray(value) ? value.length : value == null ? -1 : 0;
+
+/**
+ * The variables as execution will see them, before coercion: what the request sent, and for every
+ * variable it did not send (absent, not null) the default value its definition declares, as graphql-js
+ * uses it. Everything that decides from variables before execution (cost, scopes, node ids) reads
+ * these, or a default would pass unchecked (`query($n: Int = 100)`, `$r: [_Any!]! = [{...}]`).
+ * `operation`: the defaults of that operation only; without it, of every operation of the document,
+ * the largest page where two declare one name differently (the costs are computed per document).
+ */
+export function variablesWithDefaults(
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operation?: OperationDefinitionNode,
+): Record<string, unknown> {
+  let filled: Record<string, unknown> | null = null;
+  const operations = operation
+    ? [operation]
+    : document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  for (const op of operations) {
+    for (const definition of op.variableDefinitions ?? []) {
+      const name = definition.variable.name.value;
+      if (!definition.defaultValue || variables[name] !== undefined) continue;
+      const value: unknown = valueFromASTUntyped(definition.defaultValue);
+      filled ??= { ...variables };
+      if (!(name in filled) || sizeOf(value) > sizeOf(filled[name])) filled[name] = value;
+    }
+  }
+  return filled ?? variables;
 }
 
 /**
@@ -239,11 +275,8 @@ export function createLimits(
   // the costs are computed once per document and page sizes instead of on every request (a visit
   // and a validation pass, ~7% of the CPU of a small query before this cache, issue 6).
   const cache = new WeakMap<DocumentNode, DocumentCosts>();
-  const costs = (
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    variables: Record<string, unknown>,
-  ): Map<string, number> => {
+  const costs = (schema: GraphQLSchema, document: DocumentNode, sent: Record<string, unknown>): Map<string, number> => {
+    const variables = variablesWithDefaults(document, sent);
     let cached = cache.get(document);
     if (!cached) {
       cached = { pageVariables: pageSizeVariables(document), byPageSizes: new Map() };

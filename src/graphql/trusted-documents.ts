@@ -318,6 +318,24 @@ export class TrustedDocuments {
     return this.#trusted.has(document);
   }
 
+  /**
+   * The listed document one operation of a request names (by `documentId`, by a persisted-query hash,
+   * or by sending a listed text in full), as parsed and validated at load; null when it names none.
+   * Apollo runs exactly this document (its document store hands it back), so the cost budget charges
+   * a batch by it (cost-budget.ts): a batch of hashes has no text of its own to cost.
+   */
+  listedDocument(op: unknown): DocumentNode | null {
+    if (!op || typeof op !== 'object') return null;
+    let ref: Reference;
+    try {
+      ref = referenceOf(op as WireOperation);
+    } catch {
+      return null; // the guard refused it already
+    }
+    if (ref.kind === 'none') return null;
+    return this.#byHash.get(ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash)?.document ?? null;
+  }
+
   /** The refusal of one operation, or null (listed, or the caller may send anything). */
   private check(ref: Reference, caller: Caller | null, transport: RefusalTransport): AppError | null {
     if (ref.kind === 'none') return null;
