@@ -98,6 +98,7 @@ export async function buildApp({
   clock = systemClock,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
+  const trustProxy = config.trustProxy;
   const app = Fastify({
     // With tracing on, every line logged inside a request carries its trace and span ids (the
     // mixin of loggerOptions, http/request-log.ts).
@@ -112,7 +113,8 @@ export async function buildApp({
     // On close, keep-alive sockets with no request in flight are closed at once (those with one get
     // `Connection: close` on their answer: below); Fastify's default on Node >= 18.2, stated.
     forceCloseConnections: 'idle',
-    trustProxy: config.trustProxy,
+    // A number of hops as proxy-addr's own function for it (Fastify accepts a number, its types do not).
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

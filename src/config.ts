@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import net from 'node:net';
 import { z } from 'zod';
 import { SCOPES, type Scope } from './modules/auth/scopes';
 
@@ -23,6 +24,52 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** What `request.ip` is taken from (docs/deployment.md#behind-a-load-balancer); see `trustProxy` below. */
+export type TrustProxy = false | number | string[];
+
+/** The address names proxy-addr (Fastify's trustProxy) knows, besides addresses and CIDR ranges. */
+const PROXY_ADDRESS_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY (issue 28, item 4): `false` (the default: the socket's address is the client's), a
+ * number of hops (the client is the address that many proxies back, counted from the right of
+ * `X-Forwarded-For`), or a comma-separated list of proxy addresses/CIDR ranges (the client is the
+ * first address from the right that is not one of them). `true` means 1 hop: it used to mean "trust
+ * every entry", which lets a client name any address by sending its own `X-Forwarded-For`, since a
+ * load balancer appends to what the client sent rather than replacing it.
+ */
+const trustProxy = z.string().transform((value, ctx): TrustProxy => {
+  const v = value.trim().toLowerCase();
+  if (['false', 'no', '0', ''].includes(v)) return false;
+  if (['true', 'yes'].includes(v)) return 1;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops <= 32) return hops;
+  }
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const bad = entries.filter((e) => {
+    if (PROXY_ADDRESS_NAMES.has(e)) return false;
+    const [address, prefix, ...rest] = e.split('/');
+    const family = net.isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return true;
+    if (prefix === undefined) return false;
+    return !/^\d+$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128);
+  });
+  if (entries.length === 0 || bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be false, true (one proxy), a number of proxy hops (0-32), or a comma-separated list of proxy ' +
+        `addresses and CIDR ranges (loopback, linklocal, uniquelocal allowed)${bad.length ? `; not understood: ${bad.join(', ')}` : ''}`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 /** An ISO 8601 date (`2027-07-01`, midnight UTC) or date-time with an offset, to whole seconds. */
 const instant = z
@@ -124,7 +171,7 @@ const envSchema = z
     // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
     GRAPHQL_BATCH_MAX: int(1, 100).default(10),
     SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
-    TRUST_PROXY: bool.default(false),
+    TRUST_PROXY: trustProxy.default(false),
     // Limits (docs/keys-scopes-limits.md).
     BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
     REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
@@ -269,7 +316,11 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */
   readinessTimeoutMs: number;
-  trustProxy: boolean;
+  /**
+   * Which `X-Forwarded-*` entries to believe (Fastify's `trustProxy`): false (none), a number of proxy
+   * hops in front of the gateway, or a list of proxy addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
   limits: {
     bodyBytes: number;
     /** Time to receive a whole request (Fastify `requestTimeout`); 0 turns it off. */
