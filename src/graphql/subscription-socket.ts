@@ -7,6 +7,8 @@
  *   pings) first checks the bytes already waiting for the client (`ws`'s `bufferedAmount`: its own
  *   queue plus the socket's). Past SUBSCRIPTION_MAX_BUFFERED_BYTES the client is not reading: the
  *   connection is closed with 1013 and cut shortly after, so it never costs more than that bound;
+ * - a connection the server closes (1008, 1013, graphql-ws's 44xx) is cut CLOSE_GRACE_MS after the
+ *   close frame at the latest, and after 1008 it is read no more, so a flood cannot outlive its close;
  * - every message received is charged to the caller's rate-limit budget (the key once
  *   `connection_init` named one, the client's address before and without), the budget HTTP
  *   requests spend: over it, the connection is closed with 1008 and the refusal's text. Messages are
@@ -24,8 +26,8 @@ export const TRY_AGAIN_LATER = 1013;
 export const POLICY_VIOLATION = 1008;
 /** graphql-ws's code for an internal error. */
 const INTERNAL_ERROR = 4500;
-/** How long a closing slow consumer may take to read the close frame before its socket is cut. */
-const SLOW_CLOSE_GRACE_MS = 2_000;
+/** How long a connection the server closed may take to complete the close before its socket is cut. */
+const CLOSE_GRACE_MS = 2_000;
 /** Messages read ahead of the one being charged before the socket stops reading. */
 const READ_AHEAD = 16;
 
@@ -49,17 +51,29 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
     if (failed) return;
     failed = true;
     log.error({ err: error }, `graphql-ws: ${what}`);
-    if (socket.readyState === socket.OPEN) socket.close(INTERNAL_ERROR, 'Internal server error');
+    closeAndCut(INTERNAL_ERROR, 'Internal server error');
   };
 
   let cutTimer: NodeJS.Timeout | undefined;
+  /**
+   * Every close the server decides (a policy or slow-consumer close, graphql-ws's own 44xx): the close
+   * frame goes out and the socket is cut CLOSE_GRACE_MS later unless the client has completed the
+   * close by then, instead of `ws`'s 30 s. After a rate-limit close the socket is also read no more: a
+   * client flooding frames past its close would otherwise be parsed all that time (issue 28 item 6:
+   * one such client held a core for 15 s). A client that reads still gets the close frame and its code.
+   */
+  const closeAndCut = (code: number, reason: string) => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.close(code, reason);
+    if (code === POLICY_VIOLATION) socket.pause();
+    cutTimer ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+  };
   /** Over the byte bound: close (1013), and cut the socket if the close frame cannot get through. */
   const overflowing = (): boolean => {
     if (socket.bufferedAmount <= bounds.maxBufferedBytes) return false;
     if (socket.readyState === socket.OPEN) {
       log.warn({ bufferedBytes: socket.bufferedAmount }, 'WebSocket client not reading: closed (1013)');
-      socket.close(TRY_AGAIN_LATER, `Slow consumer: more than ${bounds.maxBufferedBytes} bytes waiting; reconnect`);
-      cutTimer = setTimeout(() => socket.terminate(), SLOW_CLOSE_GRACE_MS);
+      closeAndCut(TRY_AGAIN_LATER, `Slow consumer: more than ${bounds.maxBufferedBytes} bytes waiting; reconnect`);
     }
     return true;
   };
@@ -74,7 +88,7 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
           if (socket.readyState !== socket.OPEN || overflowing()) return resolve();
           socket.send(data, () => resolve());
         }),
-      close: (code, reason) => socket.close(code, reason),
+      close: (code, reason) => closeAndCut(code ?? 1000, reason ?? ''),
       onMessage: (cb) => (handle = cb),
     },
     extra,
@@ -94,7 +108,7 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
       });
       if (socket.readyState !== socket.OPEN) break;
       if (refusal) {
-        socket.close(POLICY_VIOLATION, refusal.slice(0, 120));
+        closeAndCut(POLICY_VIOLATION, refusal.slice(0, 120));
         break;
       }
       // Not awaited: a subscribe resolves only when its subscription ends.
@@ -102,9 +116,11 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
     }
     inbox.length = 0;
     draining = false;
-    if (socket.isPaused) socket.resume();
+    // A socket closed for flooding stays paused until it is cut: see closeAndCut.
+    if (socket.isPaused && socket.readyState === socket.OPEN) socket.resume();
   };
   socket.on('message', (data) => {
+    if (socket.readyState !== socket.OPEN) return; // read before the pause took hold: dropped
     inbox.push(String(data));
     if (inbox.length >= READ_AHEAD && !socket.isPaused) socket.pause();
     void drain();
