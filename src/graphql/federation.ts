@@ -213,11 +213,13 @@ export function federateSchema(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-/** The `__typename`s a literal or variable `representations` argument names (for the scope check). */
+/**
+ * The `__typename`s a literal or variable `representations` argument names (for the scope check). A
+ * single object stands for a list of one, as GraphQL's input coercion makes it (issue 28, item 8).
+ */
 export function representationTypeNames(value: unknown): EntityType[] {
-  if (!Array.isArray(value)) return [];
   const names = new Set<EntityType>();
-  for (const item of value) {
+  for (const item of Array.isArray(value) ? value : [value]) {
     const typeName = (item as { __typename?: unknown } | null)?.__typename;
     if (isEntityType(typeName)) names.add(typeName);
   }

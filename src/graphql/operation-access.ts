@@ -35,6 +35,7 @@ import { refusal } from '../modules/auth/authorize';
 import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
 import type { GraphQLContext } from './context';
 import { ENTITY_ACCESS, isEntityType, representationTypeNames } from './federation';
+import { variablesWithDefaults } from './limits';
 
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
 
@@ -179,8 +180,11 @@ export function operationRefusal(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   caller: Caller | null,
-  variables: Record<string, unknown>,
+  sent: Record<string, unknown>,
 ): AppError | null {
+  // A variable left out is its default (issue 28, item 8): `_entities(representations: $r)` with
+  // `$r = [{__typename: "Order", ...}]` reaches Query.order as if the list had been sent.
+  const variables = variablesWithDefaults(document, sent, operation);
   let nodes: Operation[];
   try {
     nodes = nodeCoordinates(document, operation, variables);

@@ -202,6 +202,37 @@ describe.each([
       expect([reply.status, reply.errors?.[0]?.extensions.code]).toEqual([401, 'UNAUTHENTICATED']);
     });
 
+    it.each([
+      [
+        'a single object instead of a list',
+        (id: string) =>
+          `{ _entities(representations: { __typename: "Order", id: "${id}" }) { __typename ... on Node { nodeId } } }`,
+        {},
+      ],
+      [
+        'a single object in a variable',
+        () => 'query One($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Node { nodeId } } }',
+        (id: string) => ({ r: rep('Order', { id }) }),
+      ],
+      [
+        "the list in a variable's default",
+        (id: string) =>
+          `query Defaulted($r: [_Any!]! = [{ __typename: "Order", id: "${id}" }]) { _entities(representations: $r) { __typename ... on Node { nodeId } } }`,
+        {},
+      ],
+      [
+        "a single object in a variable's default",
+        (id: string) =>
+          `query Defaulted($r: [_Any!]! = { __typename: "Order", id: "${id}" }) { _entities(representations: $r) { __typename ... on Node { nodeId } } }`,
+        {},
+      ],
+    ])('refuses an Order named in %s: 401, no data, nothing revealed', async (_how, query, variables) => {
+      const vars = typeof variables === 'function' ? variables(orderId) : variables;
+      const reply = await t.gql(query(orderId), vars);
+      expect([reply.status, reply.errors?.[0]?.extensions.code]).toEqual([401, 'UNAUTHENTICATED']);
+      expect(reply.data).toBeUndefined();
+    });
+
     it('lets pets through anonymously and orders with orders:read', async () => {
       const pet = await t.gqlOk<{ _entities: unknown[] }, unknown>(ENTITIES, {
         representations: [rep('Pet', { id: pets[0]!.id.toString() })],
