@@ -24,6 +24,7 @@ import { healthRoutes } from './http/health.routes';
 import { landingRoutes } from './http/landing.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerReadScope } from './http/read-scope';
+import { SharedReadYourWrites } from './db/read-routing';
 import { readRoutingPlugin } from './graphql/read-routing.plugin';
 import { registerSecurityHeaders } from './http/security-headers';
 import { registerUpgradeGuard } from './http/upgrade-guard';
@@ -124,7 +125,7 @@ export async function buildApp({
   // First of all hooks: a WebSocket upgrade refused by any later hook still closes its socket.
   registerUpgradeGuard(app, config.limits.requestTimeoutMs);
   // Next: the request's read scope (read replicas: http/read-scope.ts).
-  if (db.noteWrite) registerReadScope(app, db.noteWrite);
+  const readScope = db.noteWrite ? registerReadScope(app, db.noteWrite) : null;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -179,6 +180,17 @@ export async function buildApp({
   // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
   registerCallerResolution(app, services.apiKeys);
   const limiter = await registerRateLimit(app, config);
+  // Read-your-writes across processes: the window in the rate limit's Redis (db/read-routing.ts).
+  if (readScope && limiter.redis) {
+    readScope.share(
+      new SharedReadYourWrites(
+        limiter.redis,
+        `${config.rateLimit.redisPrefix}ryw:`,
+        config.database.kind === 'postgres' ? (config.database.readYourWritesMs ?? 5_000) : 0,
+        (msg, err) => app.log.warn({ err: err instanceof Error ? { message: err.message } : undefined }, msg),
+      ),
+    );
+  }
   app.addHook('onRequest', limiter.limit);
   registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
