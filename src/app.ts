@@ -4,7 +4,13 @@
  * /openapi.json and reference page at /docs). Starting and stopping the process is main.ts's job.
  */
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
@@ -18,7 +24,7 @@ import { createPointsStore } from './http/points-store';
 import { createSchema } from './graphql/schema';
 import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
 import { startStoreEvents } from './modules/events/store-events';
-import { registerErrorHandlers } from './http/errors';
+import { frameworkErrorHandler, registerErrorHandlers, registerHostCheck } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
 import { landingRoutes } from './http/landing.routes';
@@ -100,6 +106,8 @@ export async function buildApp({
 }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
   const trustProxy = config.trustProxy;
+  // What every answer carries, for the router's own refusals too (set once the headers are registered).
+  let securityHeaders: ((request: FastifyRequest, reply: FastifyReply) => void) | null = null;
   const app = Fastify({
     // With tracing on, every line logged inside a request carries its trace and span ids (the
     // mixin of loggerOptions, http/request-log.ts).
@@ -114,6 +122,12 @@ export async function buildApp({
     // On close, keep-alive sockets with no request in flight are closed at once (those with one get
     // `Connection: close` on their answer: below); Fastify's default on Node >= 18.2, stated.
     forceCloseConnections: 'idle',
+    // The router's refusals (an over-long path parameter, a URL that does not decode) in the Error
+    // shape with the usual headers, not Fastify's own body (http/errors.ts).
+    frameworkErrors: frameworkErrorHandler((request, reply) => {
+      reply.header('x-request-id', request.id);
+      securityHeaders?.(request, reply);
+    }),
     // A number of hops as proxy-addr's own function for it (Fastify accepts a number, its types do not).
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
@@ -174,7 +188,9 @@ export async function buildApp({
   metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
-  if (config.securityHeaders) registerSecurityHeaders(app);
+  if (config.securityHeaders) securityHeaders = registerSecurityHeaders(app);
+  // A missing or malformed Host is 400, before anything reads it (and with the headers above).
+  registerHostCheck(app);
   // Order matters, all three run on onRequest before the body is read: who is calling as far as is
   // known without the database, then the rate limit (every request counted before any credential
   // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
