@@ -6,6 +6,8 @@
  * only: the database and the role are created here, on TEST_DATABASE_URL's server, and dropped after.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/services';
@@ -43,18 +45,15 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('MIGRATE_ON_START=false and a role w
 
   beforeAll(async () => {
     await sql(base.toString(), `CREATE DATABASE "${dbName}"`);
-    await sql(base.toString(), `CREATE ROLE "${role}" LOGIN PASSWORD 'app-secret'`);
-    // What docs/deployment.md tells an operator to grant the gateway's role: rows, never the schema.
-    // (PUBLIC's CREATE on the public schema is revoked too, as PostgreSQL 15 does by default.)
-    await sql(
-      ownerUrl,
-      `REVOKE CREATE ON SCHEMA public FROM PUBLIC;
-       REVOKE CREATE ON DATABASE "${dbName}" FROM PUBLIC;
-       GRANT USAGE ON SCHEMA public TO "${role}";
-       ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO "${role}";
-       ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO "${role}";
-       ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO "${role}";`,
-    );
+    // The role exactly as the stack's PostgreSQL creates it (deploy/postgres/roles.sh, compose.yaml):
+    // rows, never the schema. Its SQL, with this test's names.
+    const script = fs.readFileSync(path.resolve(__dirname, '..', '..', 'deploy', 'postgres', 'roles.sh'), 'utf8');
+    const roleSql = /<<SQL\n([\s\S]*?)\nSQL/
+      .exec(script)![1]!
+      .replaceAll('${PETSTORE_APP_PASSWORD}', 'app-secret')
+      .replaceAll('${POSTGRES_DB}', dbName)
+      .replaceAll('petstore_app', role);
+    await sql(ownerUrl, roleSql);
   });
 
   afterAll(async () => {
