@@ -1,7 +1,7 @@
 /**
- * The migration runner. Prisma's own `migrate deploy` needs a native schema engine that these
- * machines cannot download (docs/operations.md), so the service applies Prisma's migration folders
- * itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
+ * The migration runner. Prisma's own `migrate deploy` needs a native schema engine downloaded from
+ * Prisma's host, where the service must install and run from the npm registry alone
+ * (docs/operations.md), so the service applies Prisma's migration folders itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
  * columns and SHA-256 checksums that Prisma writes, so `prisma migrate status` agrees elsewhere.
  */
 import crypto from 'node:crypto';
