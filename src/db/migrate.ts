@@ -120,7 +120,10 @@ function pendingOf(migrations: Migration[], rows: AppliedRow[]): Migration[] {
  * role without CREATE can run it): what MIGRATE_ON_START=false checks at start. It takes the
  * migrations' advisory lock like the runner, so a migration running elsewhere is waited for.
  */
-export async function pendingMigrations(db: Database, migrations: Migration[] = readMigrations()): Promise<Migration[]> {
+export async function pendingMigrations(
+  db: Database,
+  migrations: Migration[] = readMigrations(),
+): Promise<Migration[]> {
   return db.withMigrationSession(async (session) => {
     const [table] = await session.query<{ present: boolean }>(
       `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
