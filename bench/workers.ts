@@ -42,17 +42,27 @@ function run(file: string, env: Record<string, string>): Promise<void> {
   });
 }
 
+/** Whether the gateway serves with all its workers: /healthz, and the primary's cluster_workers. */
+async function serving(url: string, metricsUrl: string, workers: number): Promise<boolean> {
+  try {
+    if (!(await fetch(`${url}/healthz`)).ok) return false;
+    if (workers === 1) return true;
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+    return Number(/^cluster_workers (\d+)$/m.exec(text)?.[1]) === workers;
+  } catch {
+    return false;
+  }
+}
+
 async function startGateway(workers: string, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
     cwd: root,
     env: { PATH: process.env.PATH, ...env, WEB_CONCURRENCY: workers },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const count = workers === 'auto' ? os.availableParallelism() : Number(workers);
   const deadline = Date.now() + 120_000;
-  // Ready when the primary (or the one process) says so: every worker listens.
-  while (!output.split('\n').some((l) => l.includes('"msg":"petstore gateway ready"') && !l.includes('"worker":'))) {
+  while (!(await serving(`http://127.0.0.1:${env.PORT}`, `http://127.0.0.1:${env.METRICS_PORT}`, count))) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error('gateway did not start within 120 s');
     await new Promise((r) => setTimeout(r, 100));
@@ -110,6 +120,7 @@ async function main(): Promise<void> {
     DATABASE_URL: dbUrl,
     HOST: '127.0.0.1',
     PORT: String(port),
+    METRICS_PORT: String(port + 100),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_MAX: '10000000',
     RATE_LIMIT_WINDOW_MS: '1000',

@@ -77,7 +77,8 @@ export async function runPrimary(config: Config): Promise<void> {
   }
 
   const restarts = { total: 0 };
-  const metricsServer = config.metrics.port > 0 ? await serveClusterMetrics(config, log, () => live(), restarts) : null;
+  const metricsServer =
+    config.metrics.port > 0 ? await serveClusterMetrics(config, log, () => serving.size, restarts) : null;
 
   const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
     index: i + 1,
@@ -87,6 +88,8 @@ export async function runPrimary(config: Config): Promise<void> {
     timer: null,
   }));
   const live = () => slots.filter((s) => s.worker && !s.worker.isDead()).length;
+  /** Workers that listen (serve) now: the cluster_workers gauge. */
+  const serving = new Set<Worker>();
   let stopping = false;
   let ready = false;
   let listening = 0;
@@ -98,6 +101,7 @@ export async function runPrimary(config: Config): Promise<void> {
     slot.startedAt = Date.now();
     log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker started');
     worker.once('listening', (address) => {
+      serving.add(worker);
       log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker listening');
       if (ready) return;
       listening++;
@@ -110,6 +114,7 @@ export async function runPrimary(config: Config): Promise<void> {
       }
     });
     worker.once('exit', (code, signal) => {
+      serving.delete(worker);
       const lived = Date.now() - slot.startedAt;
       if (slot.worker === worker) slot.worker = null;
       if (stopping) {
@@ -211,17 +216,17 @@ export async function runPrimary(config: Config): Promise<void> {
 async function serveClusterMetrics(
   config: Config,
   log: Logger,
-  live: () => number,
+  serving: () => number,
   restarts: { total: number },
 ): Promise<http.Server> {
   const aggregator = new AggregatorRegistry();
   const own = new Registry();
   new Gauge({
     name: 'cluster_workers',
-    help: 'Worker processes alive (WEB_CONCURRENCY)',
+    help: 'Worker processes serving: listening, not died since (WEB_CONCURRENCY of them when all is well)',
     registers: [own],
     collect() {
-      this.set(live());
+      this.set(serving());
     },
   });
   let reported = 0;
