@@ -2,6 +2,7 @@
  * Configuration: the environment, read once at start, validated, and turned into a typed object.
  * A bad value stops the process with a message naming the variable (docs/configuration.md).
  */
+import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -221,6 +222,15 @@ const envSchema = z
       )
       .optional(),
     TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: int(0, 31_536_000).default(0),
+    // Deployment (docs/deployment.md): worker processes on one port, migrations as their own step.
+    WEB_CONCURRENCY: z
+      .string()
+      .regex(
+        /^(auto|[1-9]\d{0,3})$/,
+        'must be a number of worker processes (1, 2, ...) or auto (one per CPU available)',
+      )
+      .optional(),
+    MIGRATE_ON_START: bool.default(true),
   })
   .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
     path: ['PETS_PATH_SUNSET_DATE'],
@@ -248,6 +258,11 @@ const envSchema = z
       message: 'needs RATE_LIMIT_COST_BUDGET, and every budget must be at least GRAPHQL_MAX_COST',
     },
   )
+  .refine((e) => e.DATABASE_URL || e.WEB_CONCURRENCY === undefined || e.WEB_CONCURRENCY === '1', {
+    path: ['WEB_CONCURRENCY'],
+    message:
+      'needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only; unset WEB_CONCURRENCY or set it to 1',
+  })
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
     message: 'must differ from PORT: metrics are never served on the public port',
@@ -385,6 +400,16 @@ export interface Config {
    * public, max-age` of anonymous GET reads by hash; 0 sends none.
    */
   trustedDocuments: { mode: TrustedDocumentsMode; files: string[]; maxAgeS: number };
+  /**
+   * Worker processes serving the one port (WEB_CONCURRENCY; `auto`: one per CPU available); more
+   * than 1 runs src/cluster.ts's primary, which forks them. Always 1 on the embedded database.
+   */
+  workers: number;
+  /**
+   * Apply pending migrations at start (MIGRATE_ON_START, default true). false: start-up never
+   * changes the schema, and refuses to start while migrations are pending (src/db/open.ts).
+   */
+  migrateOnStart: boolean;
 }
 
 export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
@@ -403,8 +428,20 @@ export interface RestConfig {
 
 export type Explorer = 'sandbox' | 'graphiql' | 'off';
 
+/** One invalid variable: its name and what is wrong with it. */
+export interface ConfigIssue {
+  setting: string;
+  message: string;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** Each invalid variable, for one fatal line each (src/startup.ts). */
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  ${i.setting}: ${i.message}`).join('\n')}`);
+    this.issues = issues;
+  }
 }
 
 /**
@@ -418,7 +455,7 @@ export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
   if (explicit === '' || (explicit === undefined && env.NODE_ENV === 'test')) return null;
   const file = path.resolve(projectRoot, explicit ?? '.env');
   if (!fs.existsSync(file)) {
-    if (explicit) throw new ConfigError(`Invalid configuration:\n  ENV_FILE: ${file} does not exist`);
+    if (explicit) throw new ConfigError([{ setting: 'ENV_FILE', message: `${file} does not exist` }]);
     return null;
   }
   // Node's own parser (Node >= 20.12); it leaves variables that are already set alone.
@@ -450,8 +487,7 @@ export function pgbouncerFlag(url: string): boolean {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(parsed.error.issues.map((i) => ({ setting: i.path.join('.'), message: i.message })));
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
@@ -546,5 +582,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       files: (e.TRUSTED_DOCUMENTS_FILE ?? []).map((f) => path.resolve(projectRoot, f)),
       maxAgeS: e.TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S,
     },
+    workers: workerCount(e.WEB_CONCURRENCY),
+    migrateOnStart: e.MIGRATE_ON_START,
   };
+}
+
+/** WEB_CONCURRENCY as a number of processes: unset is 1, `auto` the CPUs this process may use. */
+function workerCount(value: string | undefined): number {
+  if (value === undefined) return 1;
+  return value === 'auto' ? Math.max(1, os.availableParallelism()) : Number(value);
 }

@@ -4,16 +4,23 @@
  * answered by one line naming the setting and the fix, instead of a stack.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, type Config } from './config';
 import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './db/database';
 import { MigrationError } from './db/migrate';
+import { writeFatal } from './fatal-log';
+import { explainListenError } from './port-check';
 
 /** A failure explained for a person: main.ts prints the message alone and exits 1. */
 export class StartupError extends Error {
   override name = 'StartupError';
+  /** The setting the message names and whose value is the fix (a fatal JSON line carries it). */
+  readonly setting?: string;
+  constructor(message: string, options: { setting?: string } = {}) {
+    super(message);
+    if (options.setting) this.setting = options.setting;
+  }
 }
 
 /** The URL without its password, for messages. */
@@ -85,6 +92,7 @@ export async function waitForPostgres(
             `: ${(error as Error).message || code}. ` +
             `Start the server, fix ${variable}, or unset DATABASE_URL to use the embedded database ` +
             '(DB_STARTUP_RETRY_MS sets how long start-up waits).',
+          { setting: variable },
         );
       }
       if (!told) {
@@ -111,6 +119,7 @@ export async function waitForPostgres(
         `${variable} (${describeUrl(url)}) is a standby (pg_is_in_recovery() is true): writes and migrations fail there. ` +
           `Point ${variable} at the primary` +
           (variable === 'DATABASE_URL' ? ', and list the standby in DATABASE_REPLICA_URLS.' : '.'),
+        { setting: variable },
       );
     }
     return;
@@ -132,6 +141,7 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
       `The server of ${variable} (${where}) refused the startup parameter ${parameter}: it is a pooler (PgBouncer) that ` +
         `does not accept it. Add ?pgbouncer=true to ${variable} (the gateway then sends no startup parameters), ` +
         `or add ${parameter} to ignore_startup_parameters in pgbouncer.ini.`,
+      { setting: variable },
     );
   }
   if (code === '3D000') {
@@ -145,10 +155,12 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
     return new StartupError(
       `The database of ${variable} (${where}) does not exist: ${message}. ` +
         `Create it (createdb ${name || '<name>'}, or CREATE DATABASE "${name || '<name>'}") or fix ${variable}.`,
+      { setting: variable },
     );
   }
   return new StartupError(
     `PostgreSQL refused the connection of ${variable} (${where}): ${message}. Fix the user, password or grants in ${variable}.`,
+    { setting: variable },
   );
 }
 
@@ -170,12 +182,14 @@ export function checkDataDirWritable(dataDir: string): void {
       throw new StartupError(
         `PGLITE_DATA_DIR (${dataDir}) names a file, not a directory. ` +
           'Set PGLITE_DATA_DIR to a directory (it is created when missing), or move the file away.',
+        { setting: 'PGLITE_DATA_DIR' },
       );
     }
     if (code && FILE_ACCESS_CODES.has(code)) {
       throw new StartupError(
         `Cannot write the embedded database directory ${dataDir} (PGLITE_DATA_DIR): ${code}. ` +
           'Make it (and its parent, which holds the lock file) writable by this user, or set PGLITE_DATA_DIR to a writable directory.',
+        { setting: 'PGLITE_DATA_DIR' },
       );
     }
     throw error;
@@ -190,19 +204,7 @@ function isFile(file: string): boolean {
   }
 }
 
-/**
- * Fails with the port-in-use line (explainStartupError) when `host:port` cannot be listened on, so
- * that a port clash is said at once, before the database is opened, created or migrated (seconds on a
- * first start). The server listens for real later; a port taken in between still gets the same line.
- */
-export function checkPortFree(host: string, port: number): Promise<void> {
-  if (port === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-  });
-}
+export { checkPortFree } from './port-check';
 
 /**
  * PGlite failing to open an existing directory (its errors are bare: `ErrnoError { errno: 44 }`,
@@ -215,6 +217,7 @@ export function explainPgliteFailure(error: unknown, dataDir: string | null): un
     `The embedded database in ${dataDir} (PGLITE_DATA_DIR) could not be opened (${detail}); ` +
       'it may be damaged, e.g. by a first start that was interrupted. Move the directory away to start afresh, ' +
       'or set PGLITE_DATA_DIR to another directory.',
+    { setting: 'PGLITE_DATA_DIR' },
   );
 }
 
@@ -241,15 +244,8 @@ export function explainStartupError(
     return error.message;
   }
   const code = errorCode(error);
-  if (code === 'EADDRINUSE' && config) {
-    return (
-      `Port ${config.port} on ${config.host} is already in use (another server still running?). ` +
-      `Stop that process, or set PORT to a free port (PORT=${config.port === 4000 ? 4001 : 4000} npm start).`
-    );
-  }
-  if (code === 'EADDRNOTAVAIL' && config) {
-    return `HOST ${config.host} is not an address of this machine: set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses.`;
-  }
+  const listenProblem = config ? explainListenError(error, config) : null;
+  if (listenProblem) return listenProblem.message;
   if (code && FILE_ACCESS_CODES.has(code) && config?.database.kind === 'pglite' && config.database.dataDir) {
     return (
       `Cannot write the embedded database directory ${config.database.dataDir} (PGLITE_DATA_DIR): ${(error as Error).message}. ` +
@@ -260,4 +256,37 @@ export function explainStartupError(
     return explainPostgresError(error, config.database.url).message;
   }
   return null;
+}
+
+/** The setting an explained error names (for the JSON line's `setting` field). */
+function settingOf(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database'>): string | undefined {
+  if (error instanceof StartupError) return error.setting;
+  const listenProblem = config ? explainListenError(error, config) : null;
+  if (listenProblem) return listenProblem.setting;
+  if (error instanceof DatabaseInUseError) return 'PGLITE_DATA_DIR';
+  if (error instanceof DatabaseTopologyError) return 'DATABASE_URL';
+  const code = errorCode(error);
+  if (code && FILE_ACCESS_CODES.has(code) && config?.database.kind === 'pglite') return 'PGLITE_DATA_DIR';
+  if (config?.database.kind === 'postgres' && code && /^[0-9A-Z]{5}$/.test(code)) return 'DATABASE_URL';
+  return undefined;
+}
+
+/**
+ * Writes why the start failed to stderr (src/fatal-log.ts: one line per problem, JSON in
+ * production), the failures a person can fix explained by explainStartupError. `what` names the
+ * process in the line of an unexplained failure ("petstore gateway", "migrate").
+ */
+export function reportStartupFailure(
+  error: unknown,
+  config?: Pick<Config, 'host' | 'port' | 'database'>,
+  options: { what?: string; env?: NodeJS.ProcessEnv } = {},
+): void {
+  writeFatal(
+    error,
+    (e) => {
+      const message = explainStartupError(e, config);
+      return message === null ? null : { message, setting: settingOf(e, config) };
+    },
+    options,
+  );
 }

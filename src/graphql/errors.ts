@@ -48,6 +48,29 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
   ],
 ];
 
+/**
+ * Apollo's texts that speak to a developer of Apollo Server ("pass introspection: true to
+ * ApolloServer"), replaced by what this service's operator sets: the variable, by name.
+ */
+const OPERATOR_MESSAGES: [prefix: string, message: string][] = [
+  [
+    'GraphQL introspection is not allowed',
+    'Introspection is off on this server (GRAPHQL_INTROSPECTION is false, the default in production): the ' +
+      'operation asked for __schema or __type. Its operator turns it on with GRAPHQL_INTROSPECTION=true.',
+  ],
+  [
+    "An 'accept' header was provided for this request which does not accept",
+    'This endpoint answers GraphQL as application/json or application/graphql-response+json, which the ' +
+      "request's Accept header does not accept. A browser gets the explorer only where EXPLORER is sandbox or " +
+      'graphiql (off by default in production): send a POST with a JSON body, or ask the operator for EXPLORER.',
+  ],
+];
+
+/** The message with Apollo's developer-facing texts replaced (OPERATOR_MESSAGES). */
+function operatorMessage(message: string): string {
+  return OPERATOR_MESSAGES.find(([prefix]) => message.startsWith(prefix))?.[1] ?? message;
+}
+
 function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; status: number } | undefined {
   const byMessage = REQUEST_ERRORS_BY_MESSAGE.find(([prefix]) => formatted.message.startsWith(prefix));
   if (byMessage) return byMessage[1];
@@ -104,7 +127,13 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     return { ...formatted, extensions: { code: ErrorCode.VALIDATION_FAILED, status: 400 } };
   }
   const mapped = requestErrorOf(formatted);
-  if (mapped) return { ...formatted, extensions: { code: mapped.code, status: mapped.status } };
+  if (mapped) {
+    return {
+      ...formatted,
+      message: operatorMessage(formatted.message),
+      extensions: { code: mapped.code, status: mapped.status },
+    };
+  }
   // Masked: the plugin below logs the original and adds the request id.
   return {
     message: INTERNAL_MESSAGE,

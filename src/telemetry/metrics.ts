@@ -17,12 +17,23 @@
  * prom-client does the bookkeeping and the text format; the only hand-written parts are the hooks
  * that feed it, because they depend on this service's routes and error model.
  */
+import cluster from 'node:cluster';
 import http from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphQLContext } from '../graphql/context';
 import type { TrustedDocumentsCounts } from '../graphql/trusted-documents';
+
+/**
+ * In a worker of src/cluster.ts: answer the primary's requests for metrics over IPC (prom-client's
+ * AggregatorRegistry sums them and the primary serves METRICS_PORT). Until createMetrics' registry
+ * is ready the answer is empty, so a scrape while a worker starts is not left waiting.
+ */
+export function joinClusterMetrics(): void {
+  new AggregatorRegistry(); // adds the worker's IPC listener (idempotent)
+  AggregatorRegistry.setRegistries([]);
+}
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
 let openSubscriptionsSource: (() => number) | null = null;
@@ -98,7 +109,10 @@ export interface Metrics {
   readonly registry: Registry;
   /** The Apollo plugin that counts operations. */
   apolloPlugin(): ApolloServerPlugin<GraphQLContext>;
-  /** Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up. */
+  /**
+   * Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up (in a cluster
+   * worker: hands its registry to the primary, which serves them all).
+   */
   register(app: FastifyInstance, listen: { host: string; port: number }): void;
 }
 
@@ -361,7 +375,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
         if (status === 429) rateLimited.inc({ route });
         if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
       });
-      serveMetrics(app, registry, listen);
+      // A worker's metrics are served by its primary, summed with the other workers' (src/cluster.ts).
+      if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
+      else serveMetrics(app, registry, listen);
     },
   };
 }
