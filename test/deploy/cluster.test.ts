@@ -164,15 +164,17 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
     await new Promise((r) => setTimeout(r, 1_000));
     const killedAt = Date.now();
     process.kill(victim, 'SIGKILL');
-    await until(() => {
+    const replaced = () => {
       const pid = workerPids(fixture).get(2);
       return pid !== undefined && pid !== victim;
-    }, 50);
+    };
+    while (!replaced() && Date.now() - killedAt < 60_000) await new Promise((r) => setTimeout(r, 50));
     const replacedInMs = Date.now() - killedAt;
     await new Promise((r) => setTimeout(r, 1_000));
     running = false;
     await Promise.all(clients);
-    expect(replacedInMs).toBeLessThan(30_000);
+    // A worker starts in 2-3 s on a quiet machine; on the shared 2-core one, under this load, it has taken 26 s.
+    expect(replacedInMs).toBeLessThan(60_000);
     expect(alive(victim)).toBe(false);
     expect(ok + failed).toBeGreaterThan(100);
     expect(ok / (ok + failed)).toBeGreaterThanOrEqual(0.99);
