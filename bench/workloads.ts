@@ -52,7 +52,7 @@ export const WORKLOADS: Workload[] = [
     title: 'generated read shapes (test/helpers/query-generator.ts), planner on against off',
     writes: false,
     onPglite: true,
-    targets: ['T3', 'T3off'],
+    targets: ['T3'],
   },
 ];
 

@@ -37,7 +37,8 @@ import { registerDocs } from './http/docs';
 import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
-import { createServices } from './services';
+import { createServices, type Services } from './services';
+import type { GraphQLSchema } from 'graphql';
 import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
@@ -66,6 +67,11 @@ export interface BuildAppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
   clock?: Clock;
+  /**
+   * Replaces the schema served (HTTP and WebSocket alike). Tests only: the differential tests serve
+   * a reference reader this way (test/helpers/reference-reads.ts), through the same pipeline.
+   */
+  transformSchema?: (schema: GraphQLSchema, services: Services) => GraphQLSchema;
 }
 
 export { LOG_REDACT } from './http/request-log';
@@ -96,6 +102,7 @@ export async function buildApp({
   logger,
   loggerInstance,
   clock = systemClock,
+  transformSchema,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
   const app = Fastify({
@@ -191,7 +198,8 @@ export async function buildApp({
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const schema = await createSchema({ federation: config.graphql.federation });
+  const built = await createSchema({ federation: config.graphql.federation });
+  const schema = transformSchema ? transformSchema(built, services) : built;
   // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
   if (config.trustedDocuments.mode !== 'off') {
     try {
@@ -239,8 +247,7 @@ export async function buildApp({
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
-    context: async (request) =>
-      linkGraphQLContext(request, createContext(services, request, { planReads: config.readPlanner })),
+    context: async (request) => linkGraphQLContext(request, createContext(services, request)),
   });
   app.addHook('onClose', async () => apollo.stop());
   // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),

@@ -118,7 +118,6 @@ const envSchema = z
     GRAPHQL_LANDING_PAGE: bool.optional(),
     GRAPHQL_INTROSPECTION: bool.optional(),
     GRAPHQL_JIT: bool.default(true),
-    GRAPHQL_READ_PLANNER: bool.default(true),
     // A Federation v2 subgraph on /graphql: `_service` and `_entities` (docs/federation.md).
     GRAPHQL_FEDERATION: bool.default(false),
     // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
@@ -264,8 +263,6 @@ export interface Config {
     /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
     batchMax: number;
   };
-  /** Every GraphQL root query field is compiled into one statement (src/graphql/planner); off: DataLoaders only. */
-  readPlanner: boolean;
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */
   readinessTimeoutMs: number;
@@ -436,7 +433,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           replicaCheckMs: e.DB_REPLICA_CHECK_MS,
         }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
-    readPlanner: e.GRAPHQL_READ_PLANNER,
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
       explorer,

@@ -204,8 +204,7 @@ export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'con
 /**
  * One keyset page of a list query as SQL, not yet run: `statement` selects the page's rows
  * (`take: limit + 1`, in window order) with the list's columns, `count` counts the rows of the list
- * (its filter, not the page). The read compiler (src/graphql/planner) embeds both in its statements;
- * `paginate` runs them here.
+ * (its filter, not the page). The read compiler (src/graphql/planner) embeds both in its statements.
  */
 export interface PageSql<T> {
   statement: Prisma.Sql;
@@ -239,13 +238,6 @@ export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql
     window,
     sort,
   };
-}
-
-/** Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. */
-export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs): Promise<Page<T>> {
-  const { statement, window } = pageSql(q, sort, args);
-  const rows = await sql.query<T>(statement);
-  return buildPage(rows, window, sort, () => countRows(sql, q));
 }
 
 /**

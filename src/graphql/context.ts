@@ -3,58 +3,7 @@ import type { Services } from '../services';
 import type { Caller } from '../modules/auth/api-key.service';
 import type { BatchCharge } from './cost-budget';
 import type { StoreEvent } from '../modules/events/store-events';
-import { createCategoryLoaders } from '../modules/categories/category.loaders';
-import { createInventoryLoaders } from '../modules/inventory/inventory.loaders';
-import { createOrderLoaders } from '../modules/orders/order.loaders';
-import { createPetLoaders } from '../modules/pets/pet.loaders';
-
-type CategoryLoaders = ReturnType<typeof createCategoryLoaders>;
-type PetLoaders = ReturnType<typeof createPetLoaders>;
-type InventoryLoaders = ReturnType<typeof createInventoryLoaders>;
-type OrderLoaders = ReturnType<typeof createOrderLoaders>;
-
-/**
- * Per-request DataLoaders: every relation a field resolver follows goes through one of these. Each
- * module's loaders are built on first use, so a request that follows no relation (`pet(id)`, a
- * mutation, REST) builds none of them.
- */
-export class Loaders {
-  private category?: CategoryLoaders;
-  private pet?: PetLoaders;
-  private inventory?: InventoryLoaders;
-  private order?: OrderLoaders;
-
-  constructor(private readonly services: Services) {}
-
-  get categoryById(): CategoryLoaders['categoryById'] {
-    return (this.category ??= createCategoryLoaders(this.services)).categoryById;
-  }
-  get petById(): PetLoaders['petById'] {
-    return (this.pet ??= createPetLoaders(this.services)).petById;
-  }
-  get petsByCategory(): PetLoaders['petsByCategory'] {
-    return (this.pet ??= createPetLoaders(this.services)).petsByCategory;
-  }
-  get petCountByCategory(): PetLoaders['petCountByCategory'] {
-    return (this.pet ??= createPetLoaders(this.services)).petCountByCategory;
-  }
-  get inventoryByPetId(): InventoryLoaders['inventoryByPetId'] {
-    return (this.inventory ??= createInventoryLoaders(this.services)).inventoryByPetId;
-  }
-  get orderById(): OrderLoaders['orderById'] {
-    return (this.order ??= createOrderLoaders(this.services)).orderById;
-  }
-  get ordersByPet(): OrderLoaders['ordersByPet'] {
-    return (this.order ??= createOrderLoaders(this.services)).ordersByPet;
-  }
-  get orderCountByPet(): OrderLoaders['orderCountByPet'] {
-    return (this.order ??= createOrderLoaders(this.services)).orderCountByPet;
-  }
-}
-
-export function createLoaders(services: Services): Loaders {
-  return new Loaders(services);
-}
+import { Reads } from './planner/reads';
 
 /** What every resolver gets: built fresh for each request. */
 export interface GraphQLContext {
@@ -63,14 +12,13 @@ export interface GraphQLContext {
   /** The authenticated API key, or null (anonymous); resolved once per request (auth.hooks.ts). */
   caller: Caller | null;
   services: Services;
-  loaders: Loaders;
+  /** Every read of the request, through the read compiler (planner/reads.ts). */
+  reads: Reads;
   /**
    * The `Idempotency-Key` header as sent (repeated headers joined by Node), or undefined. Only
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
    */
   idempotencyKey: string | undefined;
-  /** Root lists read their relations in their own statement (src/graphql/planner); off: loaders only. */
-  planReads: boolean;
   /** The request is a batch (a JSON array of operations), answered 200 as a whole (errors.ts). */
   batched: boolean;
   /** The client's address: whose cost budget an anonymous caller spends (cost-budget.ts). */
@@ -95,7 +43,6 @@ export function createContext(
     ip?: string;
     batchCostCharge?: BatchCharge | null;
   },
-  options: { planReads?: boolean } = {},
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
   return {
@@ -103,9 +50,8 @@ export function createContext(
     log: request.log,
     caller: request.caller,
     services,
-    loaders: createLoaders(services),
+    reads: new Reads(services),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
-    planReads: options.planReads ?? true,
     batched: Array.isArray(request.body),
     clientAddress: request.ip,
     batchCostCharge: request.batchCostCharge ?? null,

@@ -11,8 +11,8 @@ import { NodeResolver, resolveNodeIds } from './node.resolver';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
-import { serveCompiledFields } from './planner/compiled';
-import { RELATIONS } from './planner/relations';
+import { compileObjectSources, serveCompiledFields } from './planner/compiled';
+import { OBJECTS, RELATIONS } from './planner/relations';
 import { SCOPE_TABLE } from '../modules/auth/scopes';
 import { federateSchema } from './federation';
 
@@ -50,8 +50,14 @@ export async function createSchema({ federation = false }: { federation?: boolea
       },
     },
   });
-  const plain = labelStability(
-    serveCompiledFields(resolveNodeIds(resolveTotalCounts(schema)), RELATIONS, new Set(Object.keys(SCOPE_TABLE))),
+  // Every object a resolver sees is read by the compiler: relations answer what their statement
+  // read (serveCompiledFields), and the objects of writes and events get theirs read in one
+  // statement (compileObjectSources).
+  const compiled = serveCompiledFields(
+    resolveNodeIds(resolveTotalCounts(schema)),
+    RELATIONS,
+    new Set(Object.keys(SCOPE_TABLE)),
   );
+  const plain = labelStability(compileObjectSources(compiled, OBJECTS));
   return federation ? federateSchema(plain) : plain;
 }

@@ -43,7 +43,8 @@ import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
-import { createLoaders, type GraphQLContext } from './context';
+import type { GraphQLContext } from './context';
+import { Reads } from './planner/reads';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
@@ -234,11 +235,10 @@ export async function registerSubscriptions(
         log: request.log,
         caller: conn.caller,
         services,
-        loaders: createLoaders(services),
+        // One per subscription: its loaders batch an event's reads without caching any.
+        reads: new Reads(services),
         idempotencyKey: undefined,
         batched: false,
-        // Events are delivered one at a time: the DataLoaders batch what a payload selects.
-        planReads: false,
         openEventStream: (select) =>
           events.hub.subscribe(select, {
             maxBuffered: settings.bufferedEvents,

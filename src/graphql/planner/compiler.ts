@@ -31,9 +31,16 @@ import { Prisma } from '../../generated/prisma/client';
 import { AppError } from '../../errors/app-error';
 import { buildPage, windowOrderBy, type PageSql } from '../../common/pagination';
 import type { Services } from '../../services';
-import type { GraphQLContext } from '../context';
 import { CompiledError, COMPILED } from './compiled';
-import { OBJECTS, RELATIONS, type ObjectName, type OneRelation, type ParentRef, type Relation } from './relations';
+import {
+  OBJECTS,
+  RELATIONS,
+  type ObjectName,
+  type OneRelation,
+  type ParentRef,
+  type Relation,
+  type ScalarKind,
+} from './relations';
 
 export type CompileInfo = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;
 
@@ -343,12 +350,12 @@ function toValue(json: unknown, plan: RelationPlan): unknown {
  * Serves a root query field (`pets`, `pet(id)`, ...) in one statement: what its resolver returns,
  * with every relation selected below compiled in.
  */
-export async function readRoot(ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> {
+export async function readRoot(services: Services, info: GraphQLResolveInfo): Promise<unknown> {
   const relation = RELATIONS.Query[info.fieldName];
   if (!relation) throw new Error(`no compiled read for Query.${info.fieldName}`);
-  const compilation = new Compilation(info, ctx.services);
+  const compilation = new Compilation(info, services);
   const plan = compilation.relation('Query', relation, info.fieldNodes, null);
-  const [row] = await ctx.services.reader.query<{ v: unknown }>(compilation.statement(plan));
+  const [row] = await services.reader.query<{ v: unknown }>(compilation.statement(plan));
   // A page is an aggregate (always one row); a to-one field's row may not exist.
   return toValue(row?.v ?? null, plan);
 }
@@ -371,4 +378,40 @@ export async function readByKeys(
     Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
   );
   return row!.v.map((json) => toObject(json, plan));
+}
+
+/** The SQL array type a carried field of given rows is bound as (`readRelationsOf`). */
+const ARRAY_TYPES: Record<ScalarKind, string> = { id: 'bigint[]', datetime: 'timestamptz[]', plain: 'text[]' };
+
+/**
+ * The relations that `nodes` select below rows already at hand (a mutation's result, an event's
+ * object), read in ONE statement for all of them: the rows' carried fields (`always`: their keys
+ * and whatever a relation joins on) are bound as arrays and unnested into the FROM item that the
+ * relations join to, exactly as a root field's rows are. The rows' own fields are kept as they
+ * came (a deleted object is answered as it was); what is returned is each row with its compiled
+ * relations stored on it. No relation selected: no statement.
+ */
+export async function readRelationsOf(
+  services: Services,
+  info: CompileInfo,
+  type: ObjectName,
+  nodes: readonly FieldNode[],
+  rows: readonly Record<string, unknown>[],
+): Promise<Record<string | symbol, unknown>[]> {
+  const compilation = new Compilation(info, services);
+  const plan = compilation.object(type, nodes);
+  if (plan.relations.length === 0 || rows.length === 0) return [...rows];
+  const entry = OBJECTS[type];
+  const scalars = entry.scalars as Record<string, ScalarKind>;
+  const carried = entry.always;
+  const arrays = carried.map(
+    (f) => Prisma.sql`${rows.map((r) => r[f] ?? null)}::${Prisma.raw(ARRAY_TYPES[scalars[f]!])}`,
+  );
+  const columns = Prisma.raw([...carried, '$ord'].map(quote).join(', '));
+  const relationsOnly: ObjectPlan = { ...plan, scalars: [] };
+  const alias = Prisma.raw(plan.alias);
+  const [row] = await services.reader.query<{ v: unknown[][] }>(
+    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(relationsOnly)} ORDER BY ${alias}."$ord"), '[]'::json) AS v FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan, false)}`,
+  );
+  return row!.v.map((json, i) => ({ ...rows[i], ...toObject(json, relationsOnly) }));
 }

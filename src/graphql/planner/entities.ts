@@ -16,14 +16,11 @@
  *   checked as a whole before execution (src/graphql/operation-access.ts, limits.ts); callers that
  *   resolve an abstract field check the scope of `typeName` themselves before calling.
  *
- * The read compiler serves it (compiler.ts, `readByKeys`): every scalar column of the type, and every
- * relation selected below compiled into the same statement. With GRAPHQL_READ_PLANNER=false it reads
- * through the request's DataLoaders instead (one batched statement per type; relations below load as
- * they always have).
+ * The read compiler serves it (compiler.ts, `readByKeys`, batched per tick by reads.ts): every scalar
+ * column of the type, and every relation selected below compiled into the same statement.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context';
-import { readByKeys } from './compiler';
 
 export type EntityType = 'Pet' | 'Category' | 'Order' | 'InventoryItem';
 
@@ -35,37 +32,11 @@ export const ENTITY_KEYS: Record<EntityType, 'id' | 'petId'> = {
   InventoryItem: 'petId',
 };
 
-export async function readEntities(
+export function readEntities(
   ctx: GraphQLContext,
   info: GraphQLResolveInfo,
   typeName: EntityType,
   keys: readonly bigint[],
 ): Promise<Array<object | null>> {
-  if (ctx.planReads) {
-    if (keys.length === 0) return [];
-    const rows = await readByKeys(ctx.services, info, typeName, info.fieldNodes, keys);
-    const key = ENTITY_KEYS[typeName];
-    const byKey = new Map(rows.map((row) => [String(row[key]), row]));
-    return keys.map((k) => byKey.get(k.toString()) ?? null);
-  }
-  const nullIfError = <T>(value: T | Error): T | null => (value instanceof Error ? null : value);
-  switch (typeName) {
-    case 'Pet':
-      return (await ctx.loaders.petById.loadMany(keys)).map(nullIfError);
-    case 'Category':
-      return (await ctx.loaders.categoryById.loadMany(keys)).map(nullIfError);
-    case 'InventoryItem': {
-      const [entries, pets] = await Promise.all([
-        ctx.loaders.inventoryByPetId.loadMany(keys),
-        ctx.loaders.petById.loadMany(keys),
-      ]);
-      return entries.map((entry, i) => {
-        const e = nullIfError(entry);
-        const pet = nullIfError(pets[i]);
-        return e && pet ? { petId: e.petId, quantity: e.quantity, status: pet.status } : null;
-      });
-    }
-    case 'Order':
-      return (await ctx.loaders.orderById.loadMany(keys)).map(nullIfError);
-  }
+  return ctx.reads.byKeys(info, typeName, keys);
 }

@@ -1,8 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import { categoryPetsArgs } from '../pets/pet.loaders';
+import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -15,7 +13,7 @@ import { Category, CategoryConnection } from './category.type';
 export class CategoryResolver {
   @Query(() => Category, { nullable: true, description: 'A category by id, or null.' })
   category(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.loaders.categoryById.load(id);
+    return ctx.reads.root(info);
   }
 
   @Query(() => CategoryConnection, { description: 'Categories by id.' })
@@ -24,20 +22,17 @@ export class CategoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.categories.list(page);
+    return ctx.reads.root(info);
   }
 
   @FieldResolver(() => PetConnection, { description: 'Pets of this category, by id.' })
   pets(
     @Root() category: Category,
-    @Arg('filter', () => PetFilter, { nullable: true }) filter: PetFilter | null,
-    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
-    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => PetFilter, { nullable: true }) _filter: PetFilter | null,
+    @Args(() => ForwardPageArgs) _page: ForwardPageArgs,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const compiled = compiledField(category, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.petsByCategory.load({ parentId: category.id, args: categoryPetsArgs(filter, page) });
+    return compiledField(category, info);
   }
 
   @Authorized()

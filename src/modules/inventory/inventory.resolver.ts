@@ -1,7 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
+import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -13,7 +12,7 @@ import { InventoryCount, InventoryItem, InventoryItemConnection } from './invent
 export class InventoryResolver {
   @Query(() => InventoryItem, { nullable: true, description: "A pet's stock entry, or null." })
   inventory(@Arg('petId', () => IdScalar) petId: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.get(petId);
+    return ctx.reads.root(info);
   }
 
   @Query(() => InventoryItemConnection, { description: 'Stock entries by pet id.' })
@@ -23,7 +22,7 @@ export class InventoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.list(filter, page);
+    return ctx.reads.root(info);
   }
 
   @Query(() => [InventoryCount], { description: 'Total stock per pet status; all three statuses are always present.' })
@@ -32,10 +31,8 @@ export class InventoryResolver {
   }
 
   @FieldResolver(() => Pet)
-  pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(item, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.petById.load(item.petId);
+  pet(@Root() item: InventoryItem, @Info() info: GraphQLResolveInfo) {
+    return compiledField(item, info);
   }
 
   @Authorized()
