@@ -50,7 +50,7 @@ export function createContext(
     log: request.log,
     caller: request.caller,
     services,
-    reads: new Reads(services),
+    reads: new Reads(services, request.caller),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
     batched: Array.isArray(request.body),
     clientAddress: request.ip,

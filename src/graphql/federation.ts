@@ -34,6 +34,7 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { ValidationError } from '../errors/app-error';
 import { parseId } from '../common/ids';
 import type { GraphQLContext } from './context';
+import { isObjectTypeName } from '../common/object-types';
 import { ENTITY_KEYS, readEntities, type EntityType } from './planner/entities';
 
 /** The federation spec version the SDL links to (v2.3: `@key` with `resolvable`, `@interfaceObject`). */
@@ -41,19 +42,7 @@ export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.3';
 
 const ENTITY_TYPES = Object.keys(ENTITY_KEYS) as EntityType[];
 
-/**
- * The root field whose access rule an entity of each type obeys: `_entities` for an `Order`
- * representation is refused exactly as `order(id)` is (operation-access.ts reads this).
- */
-export const ENTITY_ACCESS: Record<EntityType, string> = {
-  Pet: 'Query.pet',
-  Category: 'Query.category',
-  Order: 'Query.order',
-  InventoryItem: 'Query.inventory',
-};
-
-export const isEntityType = (name: unknown): name is EntityType =>
-  typeof name === 'string' && Object.hasOwn(ENTITY_KEYS, name);
+export const isEntityType = (name: unknown): name is EntityType => isObjectTypeName(name);
 
 /** A representation after `_Any` parsed it: which type, and its key as the services take it. */
 export interface Representation {

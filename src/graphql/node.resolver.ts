@@ -6,11 +6,11 @@
  */
 import { isInterfaceType, isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { Arg, Ctx, Info, Query, Resolver } from 'type-graphql';
-import { decodeNodeId, encodeNodeId, NODE_TYPE_OPERATIONS, NODE_TYPES, type NodeType } from '../common/node-ids';
+import { decodeNodeId, encodeNodeId, NODE_TYPES, type NodeType } from '../common/node-ids';
 import { ValidationError } from '../errors/app-error';
 import { authorize } from '../modules/auth/authorize';
 import type { GraphQLContext } from './context';
-import { ENTITY_KEYS, readEntities } from './planner/entities';
+import { ENTITY_ACCESS, ENTITY_KEYS, readEntities } from './planner/entities';
 import { Node, NodeIdScalar, nodeTypeOf } from './node.type';
 
 /** Most node ids in one `nodes` call (as a page's most rows). */
@@ -24,7 +24,7 @@ async function readNodes(
   const decoded = nodeIds.map(decodeNodeId);
   const byType = new Map<NodeType, bigint[]>();
   for (const { type, key } of decoded) {
-    if (!byType.has(type)) authorize(ctx.caller, NODE_TYPE_OPERATIONS[type]);
+    if (!byType.has(type)) authorize(ctx.caller, ENTITY_ACCESS[type]);
     byType.set(type, [...(byType.get(type) ?? []), key]);
   }
   const found = new Map<string, object | null>();

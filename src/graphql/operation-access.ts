@@ -28,13 +28,14 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { decodeNodeId, NODE_TYPE_OPERATIONS } from '../common/node-ids';
+import { decodeNodeId } from '../common/node-ids';
 import { AppError, UnauthenticatedError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import { refusal } from '../modules/auth/authorize';
 import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
 import type { GraphQLContext } from './context';
-import { ENTITY_ACCESS, isEntityType, representationTypeNames } from './federation';
+import { isEntityType, representationTypeNames } from './federation';
+import { ENTITY_ACCESS } from './planner/entities';
 
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
 
@@ -151,7 +152,7 @@ function nodeCoordinates(
           for (const id of idsOf(arg.value)) {
             // Variables graphql-js will refuse while coercing them (a missing or non-string value) are its to report.
             if (typeof id !== 'string') continue;
-            found.add(NODE_TYPE_OPERATIONS[decodeNodeId(id).type]);
+            found.add(ENTITY_ACCESS[decodeNodeId(id).type]);
           }
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {

@@ -236,7 +236,7 @@ export async function registerSubscriptions(
         caller: conn.caller,
         services,
         // One per subscription: its loaders batch an event's reads without caching any.
-        reads: new Reads(services),
+        reads: new Reads(services, conn.caller),
         idempotencyKey: undefined,
         batched: false,
         openEventStream: (select) =>

@@ -130,7 +130,7 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
     t = await createTestApp({ auth: 'admin' });
     schema = await schemaWithEntities();
     referenceSchemaWithEntities = referenceSchema(
-      await schemaWithEntities(async (_ctx, _info, type, keys) => referenceByKeys(t.services, type, keys)),
+      await schemaWithEntities(async (ctx, _info, type, keys) => referenceByKeys(t.services, ctx.caller, type, keys)),
       t.services,
     );
     const category = await makeCategory(t);

@@ -15,28 +15,49 @@ import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { Prisma } from '../../src/generated/prisma/client';
 import { buildPage } from '../../src/common/pagination';
 import type { Services } from '../../src/services';
+import { objectType, type Viewer } from '../../src/common/object-types';
 import { OBJECTS, RELATIONS, type ObjectName, type Relation } from '../../src/graphql/planner/relations';
 
 type Row = Record<string, unknown>;
 
-async function rowsByKey(services: Services, rows: { select: string; from: string; key: string }, key: unknown) {
+/** The registry's access condition on rows of `type` for `viewer` (object-types.ts), if any. */
+const visible = (type: ObjectName, viewer: Viewer | null) => {
+  const condition = objectType(type).access.visible?.(viewer);
+  return condition ? [condition] : [];
+};
+
+async function rowsByKey(
+  services: Services,
+  rows: { select: string; from: string; key: string },
+  key: unknown,
+  where: Prisma.Sql[],
+) {
+  const conditions = [Prisma.sql`${Prisma.raw(rows.key)} = ${key}`, ...where];
   return services.reader.query<Row>(
-    Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ${key}`,
+    Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(conditions, ' AND ')}`,
   );
 }
 
 /** One relation's value for one parent (null at the root), read on its own. */
-async function readNaively(services: Services, relation: Relation, parent: Row | null, args: Row): Promise<unknown> {
+async function readNaively(
+  services: Services,
+  viewer: Viewer | null,
+  relation: Relation,
+  parent: Row | null,
+  args: Row,
+): Promise<unknown> {
   if (relation.kind === 'one') {
     const key = 'field' in relation.from ? parent![relation.from.field] : args[relation.from.arg];
     if (key == null) return null;
-    const [row] = await rowsByKey(services, relation.via?.rows ?? OBJECTS[relation.target].rows, key);
+    const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
+    const [row] = await rowsByKey(services, rows, key, visible(relation.target, viewer));
     if (!row) return null;
     for (const [field, parentField] of Object.entries(relation.via?.fromParent ?? {}))
       row[field] = parent![parentField];
     return row;
   }
-  const page = relation.page(services, parent && ((field) => Prisma.sql`${parent[field]}`), args);
+  const parentRef = parent && ((field: string) => Prisma.sql`${parent[field]}`);
+  const page = relation.page(services, parentRef, args, visible(relation.target, viewer));
   const rows = await services.reader.query<Row>(page.statement);
   return buildPage(rows, page.window, page.sort, async () => {
     const [count] = await services.reader.query<{ count: number }>(page.count);
@@ -50,14 +71,20 @@ export function referenceSchema(schema: GraphQLSchema, services: Services): Grap
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const relation = (RELATIONS as Record<string, Record<string, Relation>>)[typeName]?.[fieldName];
       if (!relation) return field;
-      const resolve: GraphQLFieldResolver<Row | undefined, unknown> = (parent, args) =>
-        readNaively(services, relation, typeName === 'Query' ? null : parent!, args);
+      const resolve: GraphQLFieldResolver<Row | undefined, { caller: Viewer | null }> = (parent, args, ctx) =>
+        readNaively(services, ctx.caller, relation, typeName === 'Query' ? null : parent!, args);
       return { ...field, resolve };
     },
   });
 }
 
 /** Objects of `type` by key, in key order, null where absent: one statement per key. */
-export async function referenceByKeys(services: Services, type: ObjectName, keys: readonly bigint[]) {
-  return Promise.all(keys.map(async (key) => (await rowsByKey(services, OBJECTS[type].rows, key))[0] ?? null));
+export async function referenceByKeys(
+  services: Services,
+  viewer: Viewer | null,
+  type: ObjectName,
+  keys: readonly bigint[],
+) {
+  const where = visible(type, viewer);
+  return Promise.all(keys.map(async (key) => (await rowsByKey(services, OBJECTS[type].rows, key, where))[0] ?? null));
 }

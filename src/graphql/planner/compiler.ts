@@ -29,6 +29,7 @@ import {
 import { collectSubfields } from 'graphql/execution/collectFields';
 import { Prisma } from '../../generated/prisma/client';
 import { AppError } from '../../errors/app-error';
+import { OBJECT_TYPES, objectType, type Viewer } from '../../common/object-types';
 import { buildPage, windowOrderBy, type PageSql } from '../../common/pagination';
 import type { Services } from '../../services';
 import { CompiledError, COMPILED } from './compiled';
@@ -84,7 +85,14 @@ class Compilation {
   constructor(
     private readonly info: CompileInfo,
     private readonly services: Services,
+    private readonly viewer: Viewer | null,
   ) {}
+
+  /** The registry's access condition on rows of `type` for this reader (object-types.ts), if any. */
+  visible(type: ObjectName): Prisma.Sql[] {
+    const condition = objectType(type).access.visible?.(this.viewer);
+    return condition ? [condition] : [];
+  }
 
   private type(name: string): GraphQLObjectType {
     return this.info.schema.getType(name) as GraphQLObjectType;
@@ -183,7 +191,7 @@ class Compilation {
       return { nodes, relation, on, child };
     }
     const parent: ParentRef | null = parentAlias === null ? null : (f) => Prisma.raw(`${parentAlias}.${quote(f)}`);
-    const page = relation.page(this.services, parent, args);
+    const page = relation.page(this.services, parent, args, this.visible(relation.target));
     const connectionType = getNamedType(field.type) as GraphQLObjectType;
     const edgeType = getNamedType(connectionType.getFields().edges!.type).name;
     const selections: FieldNode[] = [];
@@ -227,7 +235,7 @@ class Compilation {
       // A to-one relation's row is joined beside this one (`joins`): null when no row matched.
       parts.push(
         relation.relation.kind === 'one'
-          ? Prisma.sql`CASE WHEN ${Prisma.raw(`${relation.child.alias}.${quote(OBJECTS[relation.child.type].key)}`)} IS NOT NULL THEN ${this.json(relation.child)} END`
+          ? Prisma.sql`CASE WHEN ${Prisma.raw(`${relation.child.alias}.${quote(OBJECT_TYPES[relation.child.type].key)}`)} IS NOT NULL THEN ${this.json(relation.child)} END`
           : this.value(relation, true),
       );
     }
@@ -259,7 +267,8 @@ class Compilation {
   private rowsOf(plan: RelationPlan): Prisma.Sql {
     const relation = plan.relation as OneRelation;
     const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
-    return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ${plan.on!}`;
+    const where = [Prisma.sql`${Prisma.raw(rows.key)} = ${plan.on!}`, ...this.visible(relation.target)];
+    return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}`;
   }
 
   private lateral(plan: RelationPlan, correlated: boolean): Prisma.Sql {
@@ -350,10 +359,10 @@ function toValue(json: unknown, plan: RelationPlan): unknown {
  * Serves a root query field (`pets`, `pet(id)`, ...) in one statement: what its resolver returns,
  * with every relation selected below compiled in.
  */
-export async function readRoot(services: Services, info: GraphQLResolveInfo): Promise<unknown> {
+export async function readRoot(services: Services, viewer: Viewer | null, info: GraphQLResolveInfo): Promise<unknown> {
   const relation = RELATIONS.Query[info.fieldName];
   if (!relation) throw new Error(`no compiled read for Query.${info.fieldName}`);
-  const compilation = new Compilation(info, services);
+  const compilation = new Compilation(info, services, viewer);
   const plan = compilation.relation('Query', relation, info.fieldNodes, null);
   const [row] = await services.reader.query<{ v: unknown }>(compilation.statement(plan));
   // A page is an aggregate (always one row); a to-one field's row may not exist.
@@ -366,16 +375,18 @@ export async function readRoot(services: Services, info: GraphQLResolveInfo): Pr
  */
 export async function readByKeys(
   services: Services,
+  viewer: Viewer | null,
   info: CompileInfo,
   type: ObjectName,
   nodes: readonly FieldNode[],
   keys: readonly bigint[],
 ): Promise<Record<string | symbol, unknown>[]> {
-  const compilation = new Compilation(info, services);
+  const compilation = new Compilation(info, services, viewer);
   const plan = compilation.object(type, nodes, true);
   const rows = OBJECTS[type].rows;
+  const where = [Prisma.sql`${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])`, ...compilation.visible(type)];
   const [row] = await services.reader.query<{ v: unknown[][] }>(
-    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
+    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
   );
   return row!.v.map((json) => toObject(json, plan));
 }
@@ -393,12 +404,13 @@ const ARRAY_TYPES: Record<ScalarKind, string> = { id: 'bigint[]', datetime: 'tim
  */
 export async function readRelationsOf(
   services: Services,
+  viewer: Viewer | null,
   info: CompileInfo,
   type: ObjectName,
   nodes: readonly FieldNode[],
   rows: readonly Record<string, unknown>[],
 ): Promise<Record<string | symbol, unknown>[]> {
-  const compilation = new Compilation(info, services);
+  const compilation = new Compilation(info, services, viewer);
   const plan = compilation.object(type, nodes);
   if (plan.relations.length === 0 || rows.length === 0) return [...rows];
   const entry = OBJECTS[type];

@@ -20,17 +20,24 @@
  * column of the type, and every relation selected below compiled into the same statement.
  */
 import type { GraphQLResolveInfo } from 'graphql';
+import { OBJECT_TYPE_NAMES, OBJECT_TYPES, type ObjectTypeName } from '../../common/object-types';
 import type { GraphQLContext } from '../context';
 
-export type EntityType = 'Pet' | 'Category' | 'Order' | 'InventoryItem';
+/** Every type of the registry (src/common/object-types.ts) is an entity, keyed by its registry key. */
+export type EntityType = ObjectTypeName;
 
-/** The key column of each entity type: `InventoryItem` is keyed by its pet, the others by `id`. */
-export const ENTITY_KEYS: Record<EntityType, 'id' | 'petId'> = {
-  Pet: 'id',
-  Category: 'id',
-  Order: 'id',
-  InventoryItem: 'petId',
+/** The key field of each entity type (`InventoryItem` is keyed by its pet, the others by `id`). */
+export const ENTITY_KEYS = Object.fromEntries(OBJECT_TYPE_NAMES.map((type) => [type, OBJECT_TYPES[type].key])) as {
+  [T in EntityType]: (typeof OBJECT_TYPES)[T]['key'];
 };
+
+/**
+ * The scope-table entry whose rule an entity of each type obeys: `_entities` for an `Order`
+ * representation, or `node` for an Order's node id, is refused exactly as `order(id)` is.
+ */
+export const ENTITY_ACCESS = Object.fromEntries(
+  OBJECT_TYPE_NAMES.map((type) => [type, OBJECT_TYPES[type].access.operation]),
+) as { [T in EntityType]: (typeof OBJECT_TYPES)[T]['access']['operation'] };
 
 export function readEntities(
   ctx: GraphQLContext,

@@ -15,7 +15,8 @@ import DataLoader from 'dataloader';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { Services } from '../../services';
 import { readByKeys, readRelationsOf, readRoot, type CompileInfo } from './compiler';
-import { OBJECTS, type ObjectName } from './relations';
+import { OBJECT_TYPES, type Viewer } from '../../common/object-types';
+import type { ObjectName } from './relations';
 
 type Row = Record<string | symbol, unknown>;
 
@@ -28,11 +29,15 @@ interface Batched<K> {
 export class Reads {
   private readonly batches = new WeakMap<FieldNode, Map<string, DataLoader<Batched<unknown>, unknown>>>();
 
-  constructor(private readonly services: Services) {}
+  /** `viewer`: who reads (the registry's access conditions are written for them). */
+  constructor(
+    private readonly services: Services,
+    private readonly viewer: Viewer | null,
+  ) {}
 
   /** A root query field's value, with every relation selected below it, in one statement. */
   root(info: GraphQLResolveInfo): Promise<unknown> {
-    return readRoot(this.services, info);
+    return readRoot(this.services, this.viewer, info);
   }
 
   /**
@@ -41,10 +46,10 @@ export class Reads {
    */
   byKeys(info: GraphQLResolveInfo, type: ObjectName, keys: readonly bigint[]): Promise<Array<Row | null>> {
     const loader = this.loader<bigint, Row | null>('keys', info, type, async (batch) => {
-      const rows = await readByKeys(this.services, batch[0]!.info, type, batch[0]!.info.fieldNodes, [
+      const rows = await readByKeys(this.services, this.viewer, batch[0]!.info, type, batch[0]!.info.fieldNodes, [
         ...new Set(batch.map((b) => b.key)),
       ]);
-      const keyField = OBJECTS[type].key;
+      const keyField = OBJECT_TYPES[type].key;
       const byKey = new Map(rows.map((row) => [String(row[keyField]), row]));
       return batch.map((b) => byKey.get(String(b.key)) ?? null);
     });
@@ -60,6 +65,7 @@ export class Reads {
     return this.loader<Row, Row>('rows', info, type, (batch) =>
       readRelationsOf(
         this.services,
+        this.viewer,
         batch[0]!.info,
         type,
         batch[0]!.info.fieldNodes,

@@ -1,6 +1,6 @@
 /**
- * THE relation table of the read compiler (compiler.ts): every object type it reads, with its
- * columns, and every field that leads from one type to another (the root query fields being the
+ * THE relation table of the read compiler (compiler.ts): how each object type of the registry
+ * (src/common/object-types.ts: its key and access rule) is read, with its columns, and every field that leads from one type to another (the root query fields being the
  * relations of `Query`), with its join and its cardinality. The compiler has no function per query
  * shape: it walks a selection over this table. Filters, sorts, cursors and counts of connections are
  * the services' own builders (`listSql`, `categoryPageSql`, `petPageSql`), so a list reads the same
@@ -12,6 +12,7 @@
 import type { Prisma } from '../../generated/prisma/client';
 import type { PageSql } from '../../common/pagination';
 import type { Services } from '../../services';
+import type { ObjectTypeName } from '../../common/object-types';
 import { CATEGORY_ROWS } from '../../modules/categories/category.service';
 import { INVENTORY_ROWS, STOCK_ROWS } from '../../modules/inventory/inventory.service';
 import { ORDER_ROWS } from '../../modules/orders/order.service';
@@ -21,10 +22,11 @@ import { PET_ROWS } from '../../modules/pets/pet.service';
 export type ScalarKind = 'id' | 'datetime' | 'plain';
 
 export interface ObjectEntry {
-  /** Rows of the type by key: `SELECT <select> FROM <from> WHERE <key> = ...`. */
+  /**
+   * Rows of the type by key: `SELECT <select> FROM <from> WHERE <key> = ...`, `key` being the SQL of
+   * the registry key's column. The registry's `visible` condition is written over `from`'s columns.
+   */
   rows: { select: string; from: string; key: string };
-  /** The row field of that key: never null in a row, so its absence marks a to-one relation unmatched. */
-  key: string;
   /** The scalar fields (GraphQL name = row field name). */
   scalars: Record<string, ScalarKind>;
   /**
@@ -37,31 +39,27 @@ export interface ObjectEntry {
 export const OBJECTS = {
   Pet: {
     rows: PET_ROWS,
-    key: 'id',
     scalars: { id: 'id', name: 'plain', categoryId: 'id', status: 'plain' },
     always: ['id', 'categoryId', 'status'],
   },
   Category: {
     rows: CATEGORY_ROWS,
-    key: 'id',
     scalars: { id: 'id', name: 'plain', description: 'plain' },
     always: ['id'],
   },
   Order: {
     rows: ORDER_ROWS,
-    key: 'id',
     scalars: { id: 'id', petId: 'id', quantity: 'plain', shipDate: 'datetime', complete: 'plain' },
     always: ['id', 'petId'],
   },
   InventoryItem: {
     rows: INVENTORY_ROWS,
-    key: 'petId',
     scalars: { petId: 'id', quantity: 'plain', status: 'plain' },
     always: ['petId', 'status'],
   },
-} satisfies Record<string, ObjectEntry>;
+} satisfies Record<ObjectTypeName, ObjectEntry>;
 
-export type ObjectName = keyof typeof OBJECTS;
+export type ObjectName = ObjectTypeName;
 
 /** SQL naming a column of the parent row (`t3."categoryId"`), or null at the root. */
 export type ParentRef = (field: string) => Prisma.Sql;
@@ -84,13 +82,20 @@ export interface OneRelation {
 
 /**
  * A connection: a page of target rows built by the service's own builder, for a parent (nested
- * connections, `parent` names its key column) or for the root (`parent` is null).
+ * connections, `parent` names its key column) or for the root (`parent` is null). `visible` is the
+ * registry's condition on the target's rows for this reader (none: empty), which the builder adds to
+ * its page and its count alike.
  */
 export interface PageRelation {
   kind: 'page';
   target: ObjectName;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each relation pages its own row type
-  page: (services: Services, parent: ParentRef | null, args: Record<string, unknown>) => PageSql<any>;
+  page: (
+    services: Services,
+    parent: ParentRef | null,
+    args: Record<string, unknown>,
+    visible: Prisma.Sql[],
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each relation pages its own row type
+  ) => PageSql<any>;
 }
 
 export type Relation = OneRelation | PageRelation;
@@ -111,18 +116,22 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
     pets: {
       kind: 'page',
       target: 'Pet',
-      page: (s, _parent, a) => s.pets.listSql(a.filter as never, a.orderBy as never, pageArgs(a)),
+      page: (s, _parent, a, v) => s.pets.listSql(a.filter as never, a.orderBy as never, pageArgs(a), v),
     },
-    categories: { kind: 'page', target: 'Category', page: (s, _parent, a) => s.categories.listSql(pageArgs(a)) },
+    categories: {
+      kind: 'page',
+      target: 'Category',
+      page: (s, _parent, a, v) => s.categories.listSql(pageArgs(a), v),
+    },
     orders: {
       kind: 'page',
       target: 'Order',
-      page: (s, _parent, a) => s.orders.listSql(a.filter as never, pageArgs(a)),
+      page: (s, _parent, a, v) => s.orders.listSql(a.filter as never, pageArgs(a), v),
     },
     inventoryItems: {
       kind: 'page',
       target: 'InventoryItem',
-      page: (s, _parent, a) => s.inventory.listSql(a.filter as never, pageArgs(a)),
+      page: (s, _parent, a, v) => s.inventory.listSql(a.filter as never, pageArgs(a), v),
     },
   },
   Pet: {
@@ -136,14 +145,14 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
     orders: {
       kind: 'page',
       target: 'Order',
-      page: (s, parent, a) => s.orders.petPageSql(parent!('id'), pageArgs(a)),
+      page: (s, parent, a, v) => s.orders.petPageSql(parent!('id'), pageArgs(a), v),
     },
   },
   Category: {
     pets: {
       kind: 'page',
       target: 'Pet',
-      page: (s, parent, a) => s.pets.categoryPageSql(parent!('id'), a.filter as never, pageArgs(a)),
+      page: (s, parent, a, v) => s.pets.categoryPageSql(parent!('id'), a.filter as never, pageArgs(a), v),
     },
   },
   Order: {

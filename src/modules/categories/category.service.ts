@@ -53,8 +53,12 @@ export class CategoryService {
   }
 
   /** A page of categories as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(args: PageArgs): PageSql<Category> {
-    return pageSql<Category>({ select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args);
+  listSql(args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Category> {
+    return pageSql<Category>(
+      { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: visible },
+      byId,
+      args,
+    );
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

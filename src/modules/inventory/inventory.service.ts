@@ -62,8 +62,13 @@ export class InventoryService {
   }
 
   /** A page of stock entries as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(filter: InventoryFilterInput | null | undefined, args: PageArgs): PageSql<InventoryEntry> {
-    return pageSql<InventoryEntry>(this.query(filter), byPetId, args);
+  listSql(
+    filter: InventoryFilterInput | null | undefined,
+    args: PageArgs,
+    visible: Prisma.Sql[] = [],
+  ): PageSql<InventoryEntry> {
+    const q = this.query(filter);
+    return pageSql<InventoryEntry>({ ...q, conditions: [...q.conditions, ...visible] }, byPetId, args);
   }
 
   /** The one place an inventory filter becomes SQL. */

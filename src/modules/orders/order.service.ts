@@ -169,21 +169,22 @@ export class OrderService {
   }
 
   /** Orders, newest first, by cursor (GraphQL `orders`), as SQL, not yet run (the read compiler embeds it). */
-  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs): PageSql<Order> {
-    return pageSql<Order>(this.query(filter), newestFirst, args);
+  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Order> {
+    const q = this.query(filter);
+    return pageSql<Order>({ ...q, conditions: [...q.conditions, ...visible] }, newestFirst, args);
   }
 
   /**
    * One pet's page of orders (Pet.orders) as SQL, for the read compiler to run as a correlated
    * subquery per pet, newest first. `petId` is SQL naming the pet (e.g. `t0.id`).
    */
-  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>): PageSql<Order> {
+  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>, visible: Prisma.Sql[] = []): PageSql<Order> {
     return nestedPageSql<Order>({
       table: 'orders',
       parentColumn: 'pet_id',
       parent: petId,
       select: ORDER_COLUMNS_TEXT,
-      conditions: [],
+      conditions: visible,
       sort: newestFirst,
       args,
     });

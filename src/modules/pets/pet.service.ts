@@ -102,9 +102,14 @@ export class PetService {
     filter: PetFilterInput | null | undefined,
     order: PetOrderInput | null | undefined,
     args: PageArgs,
+    visible: Prisma.Sql[] = [],
   ): PageSql<Pet> {
     return pageSql<Pet>(
-      { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) },
+      {
+        select: Prisma.raw(PET_COLUMNS),
+        from: Prisma.raw('pets'),
+        conditions: [...this.conditions(filter), ...visible],
+      },
       sortFor(order),
       args,
     );
@@ -119,13 +124,14 @@ export class PetService {
     categoryId: Prisma.Sql,
     filter: PetFilterInput | null | undefined,
     args: Pick<PageArgs, 'first' | 'after'>,
+    visible: Prisma.Sql[] = [],
   ): PageSql<Pet> {
     return nestedPageSql<Pet>({
       table: 'pets',
       parentColumn: 'category_id',
       parent: categoryId,
       select: PET_COLUMNS,
-      conditions: this.conditions(filter),
+      conditions: [...this.conditions(filter), ...visible],
       sort: byIdAsc,
       args,
     });
