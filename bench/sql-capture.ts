@@ -31,12 +31,12 @@ async function main(): Promise<void> {
     const out = [];
     for (const shape of SHAPES) {
       captured.length = 0;
-      const contextValue = load('graphql/context.js').createContext(services, {
-        id: 'sql-cpu',
-        log,
-        caller: { keyId: 1n, name: 'sql-cpu', scopes: ['admin'] },
-        headers: {},
-      });
+      const caller = { keyId: 1n, name: 'sql-cpu', scopes: ['admin'] };
+      const contextValue = load('graphql/context.js').createContext(
+        services,
+        { id: 'sql-cpu', log, caller, headers: {} },
+        new (load('graphql/planner/reads.js').Reads)(services, caller),
+      );
       const result = await execute({
         schema,
         document: parse(shape.query),

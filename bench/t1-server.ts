@@ -14,6 +14,7 @@ import mercurius from 'mercurius';
 import { loadConfig, projectRoot } from '../src/config';
 import { openDatabase } from '../src/db/open';
 import { createContext } from '../src/graphql/context';
+import { Reads } from '../src/graphql/planner/reads';
 import { createSchema } from '../src/graphql/schema';
 import { startApiKeyCache } from '../src/modules/auth/api-key.cache';
 import { createServices } from '../src/services';
@@ -50,7 +51,10 @@ async function main(): Promise<void> {
     schema,
     jit: 1,
     graphiql: false,
-    context: (request) => createContext(services, request as unknown as ContextRequest),
+    context: (request) => {
+      const r = request as unknown as ContextRequest;
+      return createContext(services, r, new Reads(services, r.caller));
+    },
   });
   app.get('/pets/:petId', async (request, reply) => {
     const { petId } = request.params as { petId: string };

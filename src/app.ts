@@ -12,6 +12,7 @@ import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
+import { Reads } from './graphql/planner/reads';
 import { createLimits } from './graphql/limits';
 import { createCostBudget } from './graphql/cost-budget';
 import { createPointsStore } from './http/points-store';
@@ -247,7 +248,8 @@ export async function buildApp({
     traceResolvers: tracing && config.tracing.resolverSpans,
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
-    context: async (request) => linkGraphQLContext(request, createContext(services, request)),
+    context: async (request) =>
+      linkGraphQLContext(request, createContext(services, request, new Reads(services, request.caller))),
   });
   app.addHook('onClose', async () => apollo.stop());
   // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),

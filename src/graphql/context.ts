@@ -1,9 +1,34 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
 import type { Caller } from '../modules/auth/api-key.service';
-import type { BatchCharge } from './cost-budget';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { ObjectTypeName } from '../common/object-types';
 import type { StoreEvent } from '../modules/events/store-events';
-import { Reads } from './planner/reads';
+
+/** A charge for one caller, as a batch's preHandler made it (cost-budget.ts; the context carries it to each operation). */
+export interface BatchCharge {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+type Row = Record<string | symbol, unknown>;
+
+/**
+ * Every read a resolver makes, through the read compiler (its implementation: Reads, in the read
+ * compiler's floor, src/graphql/planner/reads.ts). Declared here, where resolvers find it, so that
+ * the domain modules never import the compiler that stands above them.
+ */
+export interface ReadPath {
+  /** A root query field's value, with every relation selected below it, in one statement. */
+  root(info: GraphQLResolveInfo): Promise<unknown>;
+  /** What the statement that read `parent` read for this relation field of it. */
+  compiled(parent: object, info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'parentType' | 'fieldName'>): unknown;
+  /** Objects of a registry type by key (null where absent), relations below compiled in. */
+  byKeys(info: GraphQLResolveInfo, type: ObjectTypeName, keys: readonly bigint[]): Promise<Array<Row | null>>;
+  /** `row` (not read by a compiled statement) with the relations selected below it. */
+  relationsOf(info: GraphQLResolveInfo, type: ObjectTypeName, row: Row): Promise<Row>;
+}
 
 /** What every resolver gets: built fresh for each request. */
 export interface GraphQLContext {
@@ -13,7 +38,7 @@ export interface GraphQLContext {
   caller: Caller | null;
   services: Services;
   /** Every read of the request, through the read compiler (planner/reads.ts). */
-  reads: Reads;
+  reads: ReadPath;
   /**
    * The `Idempotency-Key` header as sent (repeated headers joined by Node), or undefined. Only
    * placeOrder reads it; its service validates it, so a malformed key fails that mutation alone.
@@ -43,6 +68,8 @@ export function createContext(
     ip?: string;
     batchCostCharge?: BatchCharge | null;
   },
+  /** The request's reads (`new Reads(services, request.caller)`, src/graphql/planner/reads.ts). */
+  reads: ReadPath,
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];
   return {
@@ -50,7 +77,7 @@ export function createContext(
     log: request.log,
     caller: request.caller,
     services,
-    reads: new Reads(services, request.caller),
+    reads,
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
     batched: Array.isArray(request.body),
     clientAddress: request.ip,

@@ -28,7 +28,7 @@ import { RateLimitedError } from '../errors/app-error';
 import { rateLimitSubject } from '../http/rate-limit';
 import type { PointsStore } from '../http/points-store';
 import type { Caller } from '../modules/auth/api-key.service';
-import type { GraphQLContext } from './context';
+import type { BatchCharge, GraphQLContext } from './context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { operationRefusal } from './operation-access';
@@ -45,12 +45,7 @@ export interface CostStatus {
   resetSeconds: number;
 }
 
-/** A charge for one caller, as a batch's preHandler made it (the context carries it to each operation). */
-export interface BatchCharge {
-  limit: number;
-  remaining: number;
-  resetSeconds: number;
-}
+export type { BatchCharge };
 
 declare module 'fastify' {
   interface FastifyRequest {

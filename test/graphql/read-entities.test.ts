@@ -12,6 +12,7 @@ import {
 import pino from 'pino';
 import { createSchema } from '../../src/graphql/schema';
 import { createContext } from '../../src/graphql/context';
+import { Reads } from '../../src/graphql/planner/reads';
 import { readEntities, type EntityType } from '../../src/graphql/planner/entities';
 import { referenceByKeys, referenceSchema } from '../helpers/reference-reads';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -146,12 +147,17 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
   afterAll(() => t.close());
 
   async function read(type: EntityType, reference: boolean) {
-    const contextValue = createContext(t.services, {
-      id: 'entities',
-      log: pino({ level: 'silent' }),
-      caller: { keyId: 1n, name: 'test', scopes: ['admin'] },
-      headers: {},
-    });
+    const caller = { keyId: 1n, name: 'test', scopes: ['admin'] as const };
+    const contextValue = createContext(
+      t.services,
+      {
+        id: 'entities',
+        log: pino({ level: 'silent' }),
+        caller: { ...caller, scopes: [...caller.scopes] },
+        headers: {},
+      },
+      new Reads(t.services, caller),
+    );
     t.sql.reset();
     const result = await execute({
       schema: reference ? referenceSchemaWithEntities : schema,

@@ -14,6 +14,8 @@
 import DataLoader from 'dataloader';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { Services } from '../../services';
+import type { ReadPath } from '../context';
+import { compiledField } from './compiled';
 import { readByKeys, readRelationsOf, readRoot, type CompileInfo } from './compiler';
 import { OBJECT_TYPES, type Viewer } from '../../common/object-types';
 import type { ObjectName } from './relations';
@@ -26,7 +28,7 @@ interface Batched<K> {
 }
 
 /** The request's reads (GraphQLContext.reads); one per request, or per subscription. */
-export class Reads {
+export class Reads implements ReadPath {
   private readonly batches = new WeakMap<FieldNode, Map<string, DataLoader<Batched<unknown>, unknown>>>();
 
   /** `viewer`: who reads (the registry's access conditions are written for them). */
@@ -38,6 +40,11 @@ export class Reads {
   /** A root query field's value, with every relation selected below it, in one statement. */
   root(info: GraphQLResolveInfo): Promise<unknown> {
     return readRoot(this.services, this.viewer, info);
+  }
+
+  /** What the statement that read `parent` read for this relation field of it (compiled.ts). */
+  compiled(parent: object, info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'parentType' | 'fieldName'>): unknown {
+    return compiledField(parent, info);
   }
 
   /**

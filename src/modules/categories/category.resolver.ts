@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -30,9 +29,10 @@ export class CategoryResolver {
     @Root() category: Category,
     @Arg('filter', () => PetFilter, { nullable: true }) _filter: PetFilter | null,
     @Args(() => ForwardPageArgs) _page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return compiledField(category, info);
+    return ctx.reads.compiled(category, info);
   }
 
   @Authorized()

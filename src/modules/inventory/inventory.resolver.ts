@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -31,8 +30,8 @@ export class InventoryResolver {
   }
 
   @FieldResolver(() => Pet)
-  pet(@Root() item: InventoryItem, @Info() info: GraphQLResolveInfo) {
-    return compiledField(item, info);
+  pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.reads.compiled(item, info);
   }
 
   @Authorized()

@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
@@ -28,8 +27,8 @@ export class OrderResolver {
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
-  pet(@Root() order: Order, @Info() info: GraphQLResolveInfo) {
-    return compiledField(order, info);
+  pet(@Root() order: Order, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.reads.compiled(order, info);
   }
 
   @Authorized()

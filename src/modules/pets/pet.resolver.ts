@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { compiledField } from '../../graphql/planner/compiled';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
@@ -30,19 +29,24 @@ export class PetResolver {
   }
 
   @FieldResolver(() => Category)
-  category(@Root() pet: Pet, @Info() info: GraphQLResolveInfo) {
-    return compiledField(pet, info);
+  category(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.reads.compiled(pet, info);
   }
 
   @FieldResolver(() => InventoryItem, { nullable: true, description: 'The stock entry of this pet.' })
-  inventory(@Root() pet: Pet, @Info() info: GraphQLResolveInfo) {
-    return compiledField(pet, info);
+  inventory(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return ctx.reads.compiled(pet, info);
   }
 
   @Authorized()
   @FieldResolver(() => OrderConnection, { description: 'Orders for this pet, newest first.' })
-  orders(@Root() pet: Pet, @Args(() => ForwardPageArgs) _page: ForwardPageArgs, @Info() info: GraphQLResolveInfo) {
-    return compiledField(pet, info);
+  orders(
+    @Root() pet: Pet,
+    @Args(() => ForwardPageArgs) _page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    return ctx.reads.compiled(pet, info);
   }
 
   @Authorized()
