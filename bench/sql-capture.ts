@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       const contextValue = load('graphql/context.js').createContext(
         services,
         { id: 'sql-cpu', log, caller, headers: {} },
-        new (load('graphql/planner/reads.js').Reads)(services, caller),
+        new (load('read/reads.js').Reads)(services, caller),
       );
       const result = await execute({
         schema,

@@ -14,7 +14,7 @@ import mercurius from 'mercurius';
 import { loadConfig, projectRoot } from '../src/config';
 import { openDatabase } from '../src/db/open';
 import { createContext } from '../src/graphql/context';
-import { Reads } from '../src/graphql/planner/reads';
+import { Reads } from '../src/read/reads';
 import { createSchema } from '../src/graphql/schema';
 import { startApiKeyCache } from '../src/modules/auth/api-key.cache';
 import { createServices } from '../src/services';

@@ -12,7 +12,7 @@ import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
 import { createContext, type GraphQLContext } from './graphql/context';
-import { Reads } from './graphql/planner/reads';
+import { Reads } from './read/reads';
 import { createLimits } from './graphql/limits';
 import { createCostBudget } from './graphql/cost-budget';
 import { createPointsStore } from './http/points-store';

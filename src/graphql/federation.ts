@@ -35,7 +35,7 @@ import { ValidationError } from '../errors/app-error';
 import { parseId } from '../common/ids';
 import type { GraphQLContext } from './context';
 import { isObjectTypeName } from '../common/object-types';
-import { ENTITY_KEYS, readEntities, type EntityType } from './planner/entities';
+import { ENTITY_KEYS, readEntities, type EntityType } from '../read/entities';
 
 /** The federation spec version the SDL links to (v2.3: `@key` with `resolvable`, `@interfaceObject`). */
 export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.3';

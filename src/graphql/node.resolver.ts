@@ -10,7 +10,7 @@ import { decodeNodeId, encodeNodeId, NODE_TYPES, type NodeType } from '../common
 import { ValidationError } from '../errors/app-error';
 import { authorize } from '../modules/auth/authorize';
 import type { GraphQLContext } from './context';
-import { ENTITY_ACCESS, ENTITY_KEYS, readEntities } from './planner/entities';
+import { ENTITY_ACCESS, ENTITY_KEYS, readEntities } from '../read/entities';
 import { Node, NodeIdScalar, nodeTypeOf } from './node.type';
 
 /** Most node ids in one `nodes` call (as a page's most rows). */

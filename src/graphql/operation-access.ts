@@ -35,7 +35,7 @@ import { refusal } from '../modules/auth/authorize';
 import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
 import type { GraphQLContext } from './context';
 import { isEntityType, representationTypeNames } from './federation';
-import { ENTITY_ACCESS } from './planner/entities';
+import { ENTITY_ACCESS } from '../read/entities';
 
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));
 

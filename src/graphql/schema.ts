@@ -11,8 +11,8 @@ import { NodeResolver, resolveNodeIds } from './node.resolver';
 import { resolveTotalCounts } from './connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
-import { compileObjectSources, serveCompiledFields } from './planner/compiled';
-import { OBJECTS, RELATIONS } from './planner/relations';
+import { compileObjectSources, serveCompiledFields } from '../read/compiled';
+import { OBJECTS, RELATIONS } from '../read/relations';
 import { SCOPE_TABLE } from '../modules/auth/scopes';
 import { federateSchema } from './federation';
 

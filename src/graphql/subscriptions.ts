@@ -44,7 +44,7 @@ import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
 import type { GraphQLContext } from './context';
-import { Reads } from './planner/reads';
+import { Reads } from '../read/reads';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';

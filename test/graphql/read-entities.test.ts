@@ -12,8 +12,8 @@ import {
 import pino from 'pino';
 import { createSchema } from '../../src/graphql/schema';
 import { createContext } from '../../src/graphql/context';
-import { Reads } from '../../src/graphql/planner/reads';
-import { readEntities, type EntityType } from '../../src/graphql/planner/entities';
+import { Reads } from '../../src/read/reads';
+import { readEntities, type EntityType } from '../../src/read/entities';
 import { referenceByKeys, referenceSchema } from '../helpers/reference-reads';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { insertOrder, makeCategory, makePet } from '../helpers/factories';

@@ -16,7 +16,7 @@ import { Prisma } from '../../src/generated/prisma/client';
 import { buildPage } from '../../src/common/pagination';
 import type { Services } from '../../src/services';
 import { objectType, type Viewer } from '../../src/common/object-types';
-import { OBJECTS, RELATIONS, type ObjectName, type Relation } from '../../src/graphql/planner/relations';
+import { OBJECTS, RELATIONS, type ObjectName, type Relation } from '../../src/read/relations';
 
 type Row = Record<string, unknown>;
 

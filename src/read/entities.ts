@@ -20,8 +20,8 @@
  * column of the type, and every relation selected below compiled into the same statement.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { OBJECT_TYPE_NAMES, OBJECT_TYPES, type ObjectTypeName } from '../../common/object-types';
-import type { GraphQLContext } from '../context';
+import { OBJECT_TYPE_NAMES, OBJECT_TYPES, type ObjectTypeName } from '../common/object-types';
+import type { GraphQLContext } from '../graphql/context';
 
 /** Every type of the registry (src/common/object-types.ts) is an entity, keyed by its registry key. */
 export type EntityType = ObjectTypeName;

@@ -13,11 +13,11 @@
  */
 import DataLoader from 'dataloader';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
-import type { Services } from '../../services';
-import type { ReadPath } from '../context';
+import type { Services } from '../services';
+import type { ReadPath } from '../graphql/context';
 import { compiledField } from './compiled';
 import { readByKeys, readRelationsOf, readRoot, type CompileInfo } from './compiler';
-import { OBJECT_TYPES, type Viewer } from '../../common/object-types';
+import { OBJECT_TYPES, type Viewer } from '../common/object-types';
 import type { ObjectName } from './relations';
 
 type Row = Record<string | symbol, unknown>;

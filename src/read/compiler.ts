@@ -27,11 +27,11 @@ import {
   type GraphQLResolveInfo,
 } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields';
-import { Prisma } from '../../generated/prisma/client';
-import { AppError } from '../../errors/app-error';
-import { OBJECT_TYPES, objectType, type Viewer } from '../../common/object-types';
-import { buildPage, windowOrderBy, type PageSql } from '../../common/pagination';
-import type { Services } from '../../services';
+import { Prisma } from '../generated/prisma/client';
+import { AppError } from '../errors/app-error';
+import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
+import { buildPage, windowOrderBy, type PageSql } from '../common/pagination';
+import type { Services } from '../services';
 import { CompiledError, COMPILED } from './compiled';
 import {
   OBJECTS,

@@ -9,14 +9,14 @@
  * Everything a source yields is a row under the model's field names (`categoryId`, `petId`), the
  * shape the services return and the types' field resolvers expect as their root.
  */
-import type { Prisma } from '../../generated/prisma/client';
-import type { PageSql } from '../../common/pagination';
-import type { Services } from '../../services';
-import type { ObjectTypeName } from '../../common/object-types';
-import { CATEGORY_ROWS } from '../../modules/categories/category.service';
-import { INVENTORY_ROWS, STOCK_ROWS } from '../../modules/inventory/inventory.service';
-import { ORDER_ROWS } from '../../modules/orders/order.service';
-import { PET_ROWS } from '../../modules/pets/pet.service';
+import type { Prisma } from '../generated/prisma/client';
+import type { PageSql } from '../common/pagination';
+import type { Services } from '../services';
+import type { ObjectTypeName } from '../common/object-types';
+import { CATEGORY_ROWS } from '../modules/categories/category.service';
+import { INVENTORY_ROWS, STOCK_ROWS } from '../modules/inventory/inventory.service';
+import { ORDER_ROWS } from '../modules/orders/order.service';
+import { PET_ROWS } from '../modules/pets/pet.service';
 
 /** How a scalar field leaves PostgreSQL's JSON and becomes what its GraphQL type serialises. */
 export type ScalarKind = 'id' | 'datetime' | 'plain';
