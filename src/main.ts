@@ -13,7 +13,7 @@ import { seedDemoData } from './db/demo-seed';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
 import { checkPortFree, explainStartupError, StartupError } from './startup';
-import { readManifest, TrustedDocumentsError } from './graphql/trusted-documents';
+import { readManifest, TrustedDocumentsError } from './policy/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
 import { tracePglite } from './telemetry/pglite-tracing';

@@ -7,17 +7,17 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from './context';
-import { errorReportingPlugin, formatError } from './errors';
+import { errorReportingPlugin, formatError } from '../policy/errors';
 import { JitGateway } from './jit-gateway';
-import { createLimits, type GraphQLLimits } from './limits';
-import { operationAccessPlugin } from './operation-access';
-import { wellFormedVariablesPlugin } from './well-formed';
+import { createLimits, type GraphQLLimits } from '../policy/limits';
+import { operationAccessPlugin } from '../policy/operation-access';
+import { wellFormedVariablesPlugin } from '../policy/well-formed';
 import { createSchema } from './schema';
-import { subscriptionsOverHttpPlugin } from './subscriptions';
+import { subscriptionsOverHttpPlugin } from '../subscriptions/subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
 import { traceResolvers } from '../telemetry/graphql-tracing';
-import type { TrustedDocuments } from './trusted-documents';
+import type { TrustedDocuments } from '../policy/trusted-documents';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { getNamedType, isCompositeType, isInterfaceType, isObjectType, parse, type GraphQLSchema } from 'graphql';
 import { projectRoot } from '../config';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/pagination';
-import { pointsFor } from './cost-budget';
-import { COST_MODEL, createLimits } from './limits';
+import { pointsFor } from '../policy/cost-budget';
+import { COST_MODEL, createLimits } from '../policy/limits';
 import { NODES_MAX } from './node.resolver';
 import { createSchema } from './schema';
 

@@ -22,7 +22,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphQLContext } from '../graphql/context';
-import type { TrustedDocumentsCounts } from '../graphql/trusted-documents';
+import type { TrustedDocumentsCounts } from '../policy/trusted-documents';
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
 let openSubscriptionsSource: (() => number) | null = null;

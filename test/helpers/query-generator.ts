@@ -39,7 +39,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { loadConfig, type Config } from '../../src/config';
-import { createLimits } from '../../src/graphql/limits';
+import { createLimits } from '../../src/policy/limits';
 
 /** A seeded PRNG with the few draws the generator needs. */
 export class Rng {

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDocumentId, readManifest } from '../../src/graphql/trusted-documents';
+import { parseDocumentId, readManifest } from '../../src/policy/trusted-documents';
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-manifest-'));

@@ -43,15 +43,15 @@ import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import type { Caller } from '../modules/auth/api-key.service';
 import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../graphql/context';
 import { Reads } from '../read/reads';
-import { formatError } from './errors';
-import type { GraphQLLimits } from './limits';
+import { formatError } from '../policy/errors';
+import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
-import type { TrustedDocuments } from './trusted-documents';
+import type { TrustedDocuments } from '../policy/trusted-documents';
 import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
-import { pointsFor, type CostBudget } from './cost-budget';
+import { pointsFor, type CostBudget } from '../policy/cost-budget';
 
 /** WebSocket close code used besides graphql-ws's own (RFC 6455). */
 const GOING_AWAY = 1001;

@@ -18,11 +18,11 @@ import {
 } from 'graphql';
 import { BadRequestError, type AppError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
-import { withoutSuggestions } from './errors';
-import type { GraphQLLimits } from './limits';
-import { operationRefusal } from './operation-access';
-import type { TrustedDocuments } from './trusted-documents';
-import { variablesError } from './well-formed';
+import { withoutSuggestions } from '../policy/errors';
+import type { GraphQLLimits } from '../policy/limits';
+import { operationRefusal } from '../policy/operation-access';
+import type { TrustedDocuments } from '../policy/trusted-documents';
+import { variablesError } from '../policy/well-formed';
 
 export interface SubscribeMessage {
   query: string;
