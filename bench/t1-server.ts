@@ -13,11 +13,11 @@ import Fastify from 'fastify';
 import mercurius from 'mercurius';
 import { loadConfig, projectRoot } from '../src/config';
 import { openDatabase } from '../src/db/open';
-import { createContext } from '../src/graphql/context';
+import { createContext } from '../src/modules/context';
 import { Reads } from '../src/read/reads';
-import { createSchema } from '../src/graphql/schema';
+import { createSchema } from '../src/schema/schema';
 import { startApiKeyCache } from '../src/modules/auth/api-key.cache';
-import { createServices } from '../src/services';
+import { createServices } from '../src/modules/services';
 
 type ContextRequest = Parameters<typeof createContext>[1];
 

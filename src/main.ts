@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadConfig, readEnvFile, type Config } from './config';
 import { buildApp } from './app';
-import { seedDemoData } from './db/demo-seed';
+import { seedDemoData } from './modules/demo-seed';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
 import { checkPortFree, explainStartupError, StartupError } from './startup';

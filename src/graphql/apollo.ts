@@ -6,13 +6,13 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 import { errorReportingPlugin, formatError } from '../policy/errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits, type GraphQLLimits } from '../policy/limits';
 import { operationAccessPlugin } from '../policy/operation-access';
 import { wellFormedVariablesPlugin } from '../policy/well-formed';
-import { createSchema } from './schema';
+import { createSchema } from '../schema/schema';
 import { subscriptionsOverHttpPlugin } from '../subscriptions/subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';

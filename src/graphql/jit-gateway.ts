@@ -56,7 +56,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;

@@ -28,7 +28,7 @@ import { RateLimitedError } from '../errors/app-error';
 import { rateLimitSubject } from '../http/rate-limit';
 import type { PointsStore } from '../http/points-store';
 import type { Caller } from '../modules/auth/api-key.service';
-import type { BatchCharge, GraphQLContext } from '../graphql/context';
+import type { BatchCharge, GraphQLContext } from '../modules/context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { operationRefusal } from './operation-access';

@@ -9,7 +9,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
 import { isDatabaseUnavailable } from '../errors/database-errors';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 import { tokenLimitError } from './limits';
 
 /** Apollo's own request-error codes, as this API reports them. */

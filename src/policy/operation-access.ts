@@ -33,8 +33,8 @@ import { AppError, UnauthenticatedError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import { refusal } from '../modules/auth/authorize';
 import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
-import type { GraphQLContext } from '../graphql/context';
-import { isEntityType, representationTypeNames } from '../graphql/federation';
+import type { GraphQLContext } from '../modules/context';
+import { isEntityType, representationTypeNames } from '../schema/federation';
 import { ENTITY_ACCESS } from '../read/entities';
 
 const GUARDED = new Set<string>(Object.keys(SCOPE_TABLE));

@@ -29,7 +29,7 @@ import { LRUCache } from 'lru-cache';
 import type { TrustedDocumentsMode } from '../config';
 import { AppError, BadRequestError, ErrorCode, PersistedQueryNotInListError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 import { etagOnSend } from '../http/etag';
 
 /** One listed document. `document` is null when it does not validate against the schema (see `read`). */

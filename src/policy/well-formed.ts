@@ -18,7 +18,7 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { ValidationError } from '../errors/app-error';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 
 /** In `u` mode a surrogate pair is one code point, so this matches only a lone surrogate. */
 const LONE_SURROGATE = /\p{Surrogate}/u;

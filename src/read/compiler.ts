@@ -31,7 +31,7 @@ import { Prisma } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
 import { buildPage, windowOrderBy, type PageSql } from '../common/pagination';
-import type { Services } from '../services';
+import type { Services } from '../modules/services';
 import { CompiledError, COMPILED } from './compiled';
 import {
   OBJECTS,

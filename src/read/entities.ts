@@ -21,7 +21,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { OBJECT_TYPE_NAMES, OBJECT_TYPES, type ObjectTypeName } from '../common/object-types';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 
 /** Every type of the registry (src/common/object-types.ts) is an entity, keyed by its registry key. */
 export type EntityType = ObjectTypeName;

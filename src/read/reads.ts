@@ -13,8 +13,8 @@
  */
 import DataLoader from 'dataloader';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
-import type { Services } from '../services';
-import type { ReadPath } from '../graphql/context';
+import type { Services } from '../modules/services';
+import type { ReadPath } from '../modules/context';
 import { compiledField } from './compiled';
 import { readByKeys, readRelationsOf, readRoot, type CompileInfo } from './compiler';
 import { OBJECT_TYPES, type Viewer } from '../common/object-types';

@@ -11,7 +11,7 @@
  */
 import type { Prisma } from '../generated/prisma/client';
 import type { PageSql } from '../common/pagination';
-import type { Services } from '../services';
+import type { Services } from '../modules/services';
 import type { ObjectTypeName } from '../common/object-types';
 import { CATEGORY_ROWS } from '../modules/categories/category.service';
 import { INVENTORY_ROWS, STOCK_ROWS } from '../modules/inventory/inventory.service';

@@ -17,7 +17,7 @@ import { boundedName } from '../http/request-log';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { GraphQLObjectType, type GraphQLSchema, type ResponsePath } from 'graphql';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 import { tracer } from './tracing';
 
 /** The spans made by `traceGraphQLHandler`, so the plugin names only those. */

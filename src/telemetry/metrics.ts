@@ -21,7 +21,7 @@ import http from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from '../modules/context';
 import type { TrustedDocumentsCounts } from '../policy/trusted-documents';
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */

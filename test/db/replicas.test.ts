@@ -6,7 +6,7 @@
  * server in the wrong role stops the start in one line. Skipped without PostgreSQL's server binaries.
  */
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
 import { gql } from '../helpers/gateway-fixture';
 import {

@@ -10,8 +10,8 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import pino from 'pino';
-import { createSchema } from '../../src/graphql/schema';
-import { createContext } from '../../src/graphql/context';
+import { createSchema } from '../../src/schema/schema';
+import { createContext } from '../../src/modules/context';
 import { Reads } from '../../src/read/reads';
 import { readEntities, type EntityType } from '../../src/read/entities';
 import { referenceByKeys, referenceSchema } from '../helpers/reference-reads';

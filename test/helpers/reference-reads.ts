@@ -14,7 +14,7 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { Prisma } from '../../src/generated/prisma/client';
 import { buildPage } from '../../src/common/pagination';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/modules/services';
 import { objectType, type Viewer } from '../../src/common/object-types';
 import { OBJECTS, RELATIONS, type ObjectName, type Relation } from '../../src/read/relations';
 

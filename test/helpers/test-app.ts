@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Clock } from '../../src/common/clock';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/modules/services';
 import type { Scope } from '../../src/modules/auth/scopes';
 import { createTestDatabase, type TestDatabase } from './test-database';
 

@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { Pet } from '../pets/pet.type';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';

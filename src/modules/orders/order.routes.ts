@@ -10,7 +10,7 @@ import { stabilityOf } from '../../common/stability';
 import { SCOPE_TABLE, type Operation } from '../auth/scopes';
 import { int64Param } from '../../http/openapi';
 import '../../http/route-config';
-import type { Services } from '../../services';
+import type { Services } from '../services';
 import { MAX_OFFSET, type Order } from './order.service';
 
 export const ORDERS_URL = '/store/orders';

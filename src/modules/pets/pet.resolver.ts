@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs, PageArgs } from '../../common/graphql/page-args';
 import { Category } from '../categories/category.type';
 import { InventoryItem } from '../inventory/inventory.type';
 import { OrderConnection } from '../orders/order.type';

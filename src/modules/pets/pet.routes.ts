@@ -10,7 +10,7 @@ import type { Operation } from '../auth/scopes';
 import { etagOnSend } from '../../http/etag';
 import { int64Param } from '../../http/openapi';
 import { deprecationHeaders, type Lifecycle } from '../../http/deprecation';
-import type { Services } from '../../services';
+import type { Services } from '../services';
 import '../../http/route-config';
 import { PET_STATUSES } from './pet-status';
 import type { Pet } from './pet.service';

@@ -8,7 +8,7 @@ import { PetResolver } from '../modules/pets/pet.resolver';
 import { StoreEventsResolver } from '../modules/events/store-events.resolver';
 import { authChecker } from './auth-checker';
 import { NodeResolver, resolveNodeIds } from './node.resolver';
-import { resolveTotalCounts } from './connection';
+import { resolveTotalCounts } from '../common/graphql/connection';
 import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
 import { compileObjectSources, serveCompiledFields } from '../read/compiled';

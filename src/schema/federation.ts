@@ -33,7 +33,7 @@ import {
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { ValidationError } from '../errors/app-error';
 import { parseId } from '../common/ids';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 import { isObjectTypeName } from '../common/object-types';
 import { ENTITY_KEYS, readEntities, type EntityType } from '../read/entities';
 

@@ -6,7 +6,7 @@
  */
 import { GraphQLScalarType, Kind } from 'graphql';
 import { Field, InterfaceType } from 'type-graphql';
-import { decodeNodeId, NODE_ID_FORMAT_MESSAGE, type NodeType } from '../common/node-ids';
+import { decodeNodeId, NODE_ID_FORMAT_MESSAGE, type NodeType } from '../node-ids';
 
 export const NodeIdScalar = new GraphQLScalarType<string, string>({
   name: 'NodeID',

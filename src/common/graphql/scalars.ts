@@ -5,7 +5,7 @@
  * receive exact values. The built-in ID is never referenced, so the schema holds only this one.
  */
 import { GraphQLScalarType, Kind } from 'graphql';
-import { parseId } from '../common/ids';
+import { parseId } from '../ids';
 
 export const IdScalar = new GraphQLScalarType<bigint, string>({
   name: 'ID',

@@ -4,8 +4,8 @@
  * open, or by a running server on the embedded database when the script asks it to (the admin socket,
  * modules/auth/api-key.socket.ts), so seeding works before and after `npm start` alike.
  */
-import type { Database } from './database';
-import { createServices } from '../services';
+import type { Database } from '../db/database';
+import { createServices } from './services';
 
 const CATALOGUE: Record<string, { description: string; pets: [string, number][] }> = {
   Dogs: {

@@ -3,13 +3,13 @@
  * the SQL reader for reads), and the one home of every business rule. GraphQL resolvers and REST
  * routes both call these.
  */
-import type { Database, SqlReader } from './db/database';
-import type { ApiKeyCache } from './modules/auth/api-key.cache';
-import { ApiKeyService } from './modules/auth/api-key.service';
-import { CategoryService } from './modules/categories/category.service';
-import { InventoryService } from './modules/inventory/inventory.service';
-import { OrderService } from './modules/orders/order.service';
-import { PetService } from './modules/pets/pet.service';
+import type { Database, SqlReader } from '../db/database';
+import type { ApiKeyCache } from './auth/api-key.cache';
+import { ApiKeyService } from './auth/api-key.service';
+import { CategoryService } from './categories/category.service';
+import { InventoryService } from './inventory/inventory.service';
+import { OrderService } from './orders/order.service';
+import { PetService } from './pets/pet.service';
 
 export interface Services {
   categories: CategoryService;

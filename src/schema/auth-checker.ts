@@ -6,7 +6,7 @@
  */
 import type { AuthCheckerFn } from 'type-graphql';
 import { authorize } from '../modules/auth/authorize';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 
 export const authChecker: AuthCheckerFn<GraphQLContext> = ({ context, info }) => {
   authorize(context.caller, `${info.parentType.name}.${info.fieldName}`);

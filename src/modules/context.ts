@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Services } from '../services';
-import type { Caller } from '../modules/auth/api-key.service';
+import type { Services } from './services';
+import type { Caller } from './auth/api-key.service';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { ObjectTypeName } from '../common/object-types';
-import type { StoreEvent } from '../modules/events/store-events';
+import type { StoreEvent } from './events/store-events';
 
 /** A charge for one caller, as a batch's preHandler made it (cost-budget.ts; the context carries it to each operation). */
 export interface BatchCharge {

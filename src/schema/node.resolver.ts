@@ -9,9 +9,9 @@ import { Arg, Ctx, Info, Query, Resolver } from 'type-graphql';
 import { decodeNodeId, encodeNodeId, NODE_TYPES, type NodeType } from '../common/node-ids';
 import { ValidationError } from '../errors/app-error';
 import { authorize } from '../modules/auth/authorize';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 import { ENTITY_ACCESS, ENTITY_KEYS, readEntities } from '../read/entities';
-import { Node, NodeIdScalar, nodeTypeOf } from './node.type';
+import { Node, NodeIdScalar, nodeTypeOf } from '../common/graphql/node.type';
 
 /** Most node ids in one `nodes` call (as a page's most rows). */
 export const NODES_MAX = 100;
