@@ -8,7 +8,6 @@
  * `cursor` option) page by offset or need the cursor row to still exist.
  */
 import { Prisma } from '../generated/prisma/client';
-import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
 import { parseId } from './ids';
 
@@ -194,7 +193,10 @@ export interface ListQuery {
 }
 
 /** Counts the rows of a list query. */
-export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'conditions'>): Promise<number> {
+export async function countRows(
+  sql: { query<T>(statement: Prisma.Sql): Promise<T[]> },
+  q: Pick<ListQuery, 'from' | 'conditions'>,
+): Promise<number> {
   const [row] = await sql.query<{ n: number }>(
     Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`,
   );

@@ -27,7 +27,6 @@ import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
-import type { Caller } from '../modules/auth/api-key.service';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -47,7 +46,7 @@ type StoreClass = new (...args: unknown[]) => Store;
  * Who pays for a unit of the budget: `key:<id>` for an API key, `ip:<address>` otherwise. HTTP
  * requests and WebSocket messages name their payer the same way, so they spend one budget.
  */
-export function rateLimitSubject(caller: Pick<Caller, 'keyId'> | null, address: string): string {
+export function rateLimitSubject(caller: { keyId: bigint } | null, address: string): string {
   return caller ? `key:${caller.keyId}` : `ip:${address}`;
 }
 

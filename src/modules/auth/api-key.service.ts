@@ -23,6 +23,7 @@ import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
 import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
 import { SCOPES, type Scope } from './scopes';
+import type { Caller } from './caller';
 
 export const KEY_PREFIX = 'pk_';
 const KEY_BYTES = 32;
@@ -33,12 +34,7 @@ const SHOWN_PREFIX_LENGTH = 12;
 /** `lastUsedAt` is written at most this often per key (and process), so authentication stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Who is calling: an authenticated key (its id, name and scopes). Anonymous callers are `null`. */
-export interface Caller {
-  keyId: bigint;
-  name: string;
-  scopes: readonly Scope[];
-}
+export type { Caller };
 
 export interface ApiKeyInfo {
   id: bigint;
