@@ -41,11 +41,11 @@ import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
 import { createServices, type Services } from './modules/services';
 import type { GraphQLSchema } from 'graphql';
 import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
-import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
+import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
 import { TrustedDocuments, TrustedDocumentsError } from './policy/trusted-documents';
-import { StartupError } from './startup';
+import { StartupError } from './db/startup';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { z } from 'zod';
-import { SCOPES, type Scope } from './modules/auth/scopes';
+import { SCOPES, type Scope } from './common/scopes';
 
 /** The project root (where package.json is), whether we run from `src/` (tests) or `dist/src/`. */
 export const projectRoot: string = (() => {

@@ -12,7 +12,7 @@ import { buildApp } from './app';
 import { seedDemoData } from './modules/demo-seed';
 import { openDatabase } from './db/open';
 import { loggerOptions } from './http/request-log';
-import { checkPortFree, explainStartupError, StartupError } from './startup';
+import { checkPortFree, explainStartupError, StartupError } from './db/startup';
 import { readManifest, TrustedDocumentsError } from './policy/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
 import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';

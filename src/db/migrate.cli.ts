@@ -2,7 +2,7 @@
 import { loadConfig, readEnvFile } from '../config';
 import { createDatabase } from './database';
 import { migrate, readMigrations } from './migrate';
-import { explainStartupError } from '../startup';
+import { explainStartupError } from './startup';
 
 async function main(): Promise<void> {
   readEnvFile();

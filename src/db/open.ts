@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from '../startup';
+import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from './startup';
 import { createDatabase, startupParameters, type CreateDatabaseOptions, type Database } from './database';
 import { migrate } from './migrate';
 

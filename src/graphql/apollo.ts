@@ -16,7 +16,7 @@ import { createSchema } from '../schema/schema';
 import { subscriptionsOverHttpPlugin } from '../subscriptions/subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
-import { traceResolvers } from '../telemetry/graphql-tracing';
+import { traceResolvers } from './graphql-tracing';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 
 /**

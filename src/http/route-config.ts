@@ -3,7 +3,7 @@
  * auth hook to enforce its scope) in `config`, and OpenAPI extensions (`x-stability`, ...) in
  * `schema`, which @fastify/swagger copies onto the operation.
  */
-import type { Operation } from '../modules/auth/scopes';
+import type { Operation } from '../common/scopes';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -32,7 +32,7 @@ import { decodeNodeId } from '../common/node-ids';
 import { AppError, UnauthenticatedError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import { refusal } from '../modules/auth/authorize';
-import { SCOPE_TABLE, type Operation } from '../modules/auth/scopes';
+import { SCOPE_TABLE, type Operation } from '../common/scopes';
 import type { GraphQLContext } from '../modules/context';
 import { isEntityType, representationTypeNames } from '../schema/federation';
 import { ENTITY_ACCESS } from '../read/entities';

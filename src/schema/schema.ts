@@ -13,7 +13,7 @@ import { ErrorExtensions } from './error-code';
 import { labelStability, stabilityDirective } from './stability';
 import { compileObjectSources, serveCompiledFields } from '../read/compiled';
 import { OBJECTS, RELATIONS } from '../read/relations';
-import { SCOPE_TABLE } from '../modules/auth/scopes';
+import { SCOPE_TABLE } from '../common/scopes';
 import { federateSchema } from './federation';
 
 export const resolvers = [

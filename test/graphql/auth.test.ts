@@ -24,7 +24,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { createSchema } from '../../src/schema/schema';
-import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/modules/auth/scopes';
+import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/common/scopes';
 import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 import { pollUntil } from '../helpers/poll';

@@ -7,7 +7,7 @@ import { buildApp, type BuildAppOptions } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Clock } from '../../src/common/clock';
 import { createServices, type Services } from '../../src/modules/services';
-import type { Scope } from '../../src/modules/auth/scopes';
+import type { Scope } from '../../src/common/scopes';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** A document from `graphql()` in test/gql (typed by GraphQL Code Generator). */

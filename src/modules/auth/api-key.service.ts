@@ -22,7 +22,7 @@ import type { ApiKey, PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
 import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
-import { SCOPES, type Scope } from './scopes';
+import { SCOPES, type Scope } from '../../common/scopes';
 import type { Caller } from './caller';
 
 export const KEY_PREFIX = 'pk_';

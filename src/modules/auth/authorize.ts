@@ -4,7 +4,7 @@
  */
 import { AppError, ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
 import type { Caller } from './api-key.service';
-import { allows, SCOPE_TABLE, type Requirement } from './scopes';
+import { allows, SCOPE_TABLE, type Requirement } from '../../common/scopes';
 
 /** The requirement of `operation`; throws (a programming error, answered 500) when it is not listed. */
 export function requirementOf(operation: string): Requirement {

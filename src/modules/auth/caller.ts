@@ -1,4 +1,4 @@
-import type { Scope } from './scopes';
+import type { Scope } from '../../common/scopes';
 
 /**
  * Who is calling: an authenticated key (its id, name and scopes). Anonymous callers are `null`. A

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseId } from '../../common/ids';
 import { stabilityOf } from '../../common/stability';
-import type { Operation } from '../auth/scopes';
+import type { Operation } from '../../common/scopes';
 import { etagOnSend } from '../../http/etag';
 import { int64Param } from '../../http/openapi';
 import { deprecationHeaders, type Lifecycle } from '../../http/deprecation';

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
-import { ConfigError, type Config } from './config';
-import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './db/database';
-import { MigrationError } from './db/migrate';
+import { ConfigError, type Config } from '../config';
+import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './database';
+import { MigrationError } from './migrate';
 
 /** A failure explained for a person: main.ts prints the message alone and exits 1. */
 export class StartupError extends Error {

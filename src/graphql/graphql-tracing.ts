@@ -18,7 +18,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { GraphQLObjectType, type GraphQLSchema, type ResponsePath } from 'graphql';
 import type { GraphQLContext } from '../modules/context';
-import { tracer } from './tracing';
+import { tracer } from '../telemetry/tracing';
 
 /** The spans made by `traceGraphQLHandler`, so the plugin names only those. */
 const operationSpans = new WeakSet<Span>();
