@@ -252,7 +252,7 @@ export async function buildApp({
       linkGraphQLContext(request, createContext(services, request, new Reads(services, request.caller))),
   });
   app.addHook('onClose', async () => apollo.stop());
-  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),
+  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/subscriptions/subscriptions.ts),
   // fed by the database's store events through this process's one LISTEN on their channel.
   const events = await startStoreEvents(db, app.log);
   app.addHook('onClose', events.stop);

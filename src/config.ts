@@ -256,11 +256,11 @@ export interface Config {
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
     /**
-     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/graphql/federation.ts); off: the
+     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/schema/federation.ts); off: the
      * schema is exactly schema.graphql.
      */
     federation: boolean;
-    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    /** Most operations in one batched request; 1 refuses batches (src/policy/batching.ts). */
     batchMax: number;
   };
   shutdownTimeoutMs: number;
@@ -300,7 +300,7 @@ export interface Config {
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
   cors: { origins: '*' | string[] };
-  /** GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). */
+  /** GraphQL subscriptions over WebSocket (src/subscriptions/subscriptions.ts). */
   subscriptions: {
     perConnection: number;
     connectionsPerKey: number;
@@ -325,7 +325,7 @@ export interface Config {
   /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
   tracing: { resolverSpans: boolean };
   /**
-   * Trusted documents (src/graphql/trusted-documents.ts): `off`, `allow` (listed documents skip
+   * Trusted documents (src/policy/trusted-documents.ts): `off`, `allow` (listed documents skip
    * parsing, validation and the cost check; others run as usual) or `enforce` (others are refused,
    * except for `admin` keys). `files`: manifests, absolute paths. `maxAgeS`: `Cache-Control:
    * public, max-age` of anonymous GET reads by hash; 0 sends none.

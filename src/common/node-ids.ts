@@ -2,7 +2,7 @@
  * Relay's global object identifiers (docs/relay.md): `nodeId` is `base64url("<Type>:<key>")`, e.g.
  * `Pet:42` -> `UGV0OjQy`. Opaque to clients; `id` keeps its meaning (the row's int64 id). The type
  * is in the id so that `node(nodeId:)` knows what to read, and so that the scope table can be
- * checked before execution (an Order needs orders:read: src/graphql/operation-access.ts).
+ * checked before execution (an Order needs orders:read: src/policy/operation-access.ts).
  */
 import { ValidationError } from '../errors/app-error';
 import { INT64_MAX } from './ids';

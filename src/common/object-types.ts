@@ -1,6 +1,6 @@
 /**
  * THE registry of the API's object types, each said once: its key, its access rule. Everything else
- * is derived from it: the types the read compiler reads (src/graphql/planner/relations.ts adds how
+ * is derived from it: the types the read compiler reads (src/read/relations.ts adds how
  * each is read), the federation entities and their `@key` (federation.ts), the Relay node types,
  * whose node id is `<type name>:<key>` (node-ids.ts), and the scope each is read under by `node`,
  * `nodes` and `_entities` (operation-access.ts, node.resolver.ts). Adding a type is adding an entry
@@ -24,7 +24,7 @@ export interface ObjectTypeEntry {
    */
   key: string;
   access: {
-    /** The scope-table entry (src/modules/auth/scopes.ts) an object of the type is read under. */
+    /** The scope-table entry (src/common/scopes.ts) an object of the type is read under. */
     operation: string;
     /**
      * Which rows of the type `viewer` may see, as a condition over the columns of the type's rows

@@ -206,7 +206,7 @@ export async function countRows(
 /**
  * One keyset page of a list query as SQL, not yet run: `statement` selects the page's rows
  * (`take: limit + 1`, in window order) with the list's columns, `count` counts the rows of the list
- * (its filter, not the page). The read compiler (src/graphql/planner) embeds both in its statements.
+ * (its filter, not the page). The read compiler (src/read/) embeds both in its statements.
  */
 export interface PageSql<T> {
   statement: Prisma.Sql;

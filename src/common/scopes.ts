@@ -19,7 +19,7 @@ export const SCOPE_TABLE = {
   'Query.order': 'orders:read',
   'Query.orders': 'orders:read',
   // Federation (GRAPHQL_FEDERATION=true): `_entities` obeys the root field of each entity type it
-  // reads (`Order` -> Query.order), checked by src/graphql/operation-access.ts.
+  // reads (`Order` -> Query.order), checked by src/policy/operation-access.ts.
   'Query._entities': 'public',
   'Query._service': 'public',
   // Relay's object identification: public as fields; each node id is checked as its type's root

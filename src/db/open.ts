@@ -12,7 +12,7 @@ export interface OpenDatabaseOptions extends CreateDatabaseOptions {
  * Opens the configured database and applies pending migrations: what the service does at start and
  * what `npm run db:migrate`, `db:seed` and the API-key CLI do before their work. A PostgreSQL server
  * that does not answer yet is waited for (up to DB_STARTUP_RETRY_MS); failures a person can fix
- * throw StartupError (src/startup.ts).
+ * throw StartupError (src/db/startup.ts).
  */
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
   const { progress = () => undefined, ...createOptions } = options;

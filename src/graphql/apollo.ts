@@ -40,7 +40,7 @@ export async function createApollo(
     limits?: GraphQLLimits;
     plugins?: ApolloServerPlugin<GraphQLContext>[];
     traceResolvers?: boolean;
-    /** TRUSTED_DOCUMENTS allow or enforce (src/graphql/trusted-documents.ts); null when off. */
+    /** TRUSTED_DOCUMENTS allow or enforce (src/policy/trusted-documents.ts); null when off. */
     trustedDocuments?: TrustedDocuments | null;
   } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
@@ -73,7 +73,7 @@ export async function createApollo(
     // no parser for text/plain, form or multipart bodies, see app.ts). docs/clients.md, CSRF.
     csrfPrevention: false,
     // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
-    // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).
+    // counted by the rate limit and checked by every limit on its own (src/policy/batching.ts).
     allowBatchedHttpRequests: config.graphql.batchMax > 1,
     parseOptions: limits.parseOptions,
     // Trusted documents: the listed ones come out of this store parsed and validated; in enforce

@@ -26,7 +26,7 @@
  *
  * A third difference is the schema's to respect: graphql-jit reads a field that has no resolver as a
  * plain property, where graphql-js's default resolver would call a function found there. A field whose
- * value is computed on demand needs a resolver of its own (`totalCount`, src/graphql/connection.ts).
+ * value is computed on demand needs a resolver of its own (`totalCount`, src/common/graphql/connection.ts).
  *
  * Whatever graphql-jit cannot compile runs through graphql-js `execute`, remembered per operation so
  * that the attempt is not repeated (and logged once, at debug level).

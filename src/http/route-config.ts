@@ -7,7 +7,7 @@ import type { Operation } from '../common/scopes';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The key of this route in SCOPE_TABLE (src/modules/auth/scopes.ts). */
+    /** The key of this route in SCOPE_TABLE (src/common/scopes.ts). */
     operation?: Operation;
   }
   interface FastifySchema {

@@ -16,7 +16,7 @@ type Row = Record<string | symbol, unknown>;
 
 /**
  * Every read a resolver makes, through the read compiler (its implementation: Reads, in the read
- * compiler's floor, src/graphql/planner/reads.ts). Declared here, where resolvers find it, so that
+ * compiler's floor, src/read/reads.ts). Declared here, where resolvers find it, so that
  * the domain modules never import the compiler that stands above them.
  */
 export interface ReadPath {
@@ -37,7 +37,7 @@ export interface GraphQLContext {
   /** The authenticated API key, or null (anonymous); resolved once per request (auth.hooks.ts). */
   caller: Caller | null;
   services: Services;
-  /** Every read of the request, through the read compiler (planner/reads.ts). */
+  /** Every read of the request, through the read compiler (src/read/reads.ts). */
   reads: ReadPath;
   /**
    * The `Idempotency-Key` header as sent (repeated headers joined by Node), or undefined. Only
@@ -51,7 +51,7 @@ export interface GraphQLContext {
   /** The charge of the whole batch, made before any of its operations ran (cost-budget.ts). */
   batchCostCharge?: BatchCharge | null;
   /**
-   * Subscriptions only (graphql-ws, src/graphql/subscriptions.ts): opens this connection's stream of
+   * Subscriptions only (graphql-ws, src/subscriptions/subscriptions.ts): opens this connection's stream of
    * store events, `select` mapping each to what the subscription delivers (undefined: skip it).
    */
   openEventStream?: <T>(select: (event: StoreEvent) => T | undefined) => AsyncIterableIterator<T>;
@@ -68,7 +68,7 @@ export function createContext(
     ip?: string;
     batchCostCharge?: BatchCharge | null;
   },
-  /** The request's reads (`new Reads(services, request.caller)`, src/graphql/planner/reads.ts). */
+  /** The request's reads (`new Reads(services, request.caller)`, src/read/reads.ts). */
   reads: ReadPath,
 ): GraphQLContext {
   const key = request.headers['idempotency-key'];

@@ -17,7 +17,7 @@ export interface Services {
   orders: OrderService;
   inventory: InventoryService;
   apiKeys: ApiKeyService;
-  /** The SQL reader itself, for the statements of the read compiler (src/graphql/planner/compiler.ts). */
+  /** The SQL reader itself, for the statements of the read compiler (src/read/compiler.ts). */
   reader: SqlReader;
 }
 

@@ -139,7 +139,7 @@ export function withPageSizes(
       Field(node: FieldNode): FieldNode | undefined {
         const def = typeInfo.getFieldDef();
         if (def?.name === '_entities' && typeInfo.getParentType() === schema.getQueryType()) {
-          // Federation: N representations fetch N objects, like a page of N (src/graphql/federation.ts).
+          // Federation: N representations fetch N objects, like a page of N (src/schema/federation.ts).
           return {
             ...node,
             arguments: [...(node.arguments ?? []), firstArgument(representationCount(node, variables))],
@@ -176,13 +176,13 @@ export interface GraphQLLimits {
   validationRules: ValidationRule[];
   /**
    * The cost verdict for a document and its variables (null: within budget). Apollo's operations
-   * get it through `plugin`; subscriptions (src/graphql/subscriptions.ts) call it directly.
+   * get it through `plugin`; subscriptions (src/subscriptions/subscriptions.ts) call it directly.
    */
   costError(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null;
   /**
    * The cost of the operation `operationName` of a document (the only one when null), with its
    * variables' page sizes: what the cost limit compares with GRAPHQL_MAX_COST and what the cost
-   * budget charges (src/graphql/cost-budget.ts). 0 when the document has no such operation.
+   * budget charges (src/policy/cost-budget.ts). 0 when the document has no such operation.
    */
   operationCost(
     schema: GraphQLSchema,
@@ -228,7 +228,7 @@ interface DocumentCosts {
 
 /**
  * `exempt`: documents the cost check of Apollo's plugin skips (the trusted documents of
- * src/graphql/trusted-documents.ts; the operator vouched for them).
+ * src/policy/trusted-documents.ts; the operator vouched for them).
  */
 export function createLimits(
   limits: Config['limits'],

@@ -1,7 +1,7 @@
 /**
  * The whole operation is checked against the scope table before anything runs (issue 10 item 7,
  * issue 11 item 1): every field its selection reaches, through fragments and inline fragments, is
- * looked up in SCOPE_TABLE (src/modules/auth/scopes.ts). If the caller may not use one of them, the
+ * looked up in SCOPE_TABLE (src/common/scopes.ts). If the caller may not use one of them, the
  * operation is refused as a whole with no `data`: 401 UNAUTHENTICATED (+ `WWW-Authenticate: Bearer`)
  * for an anonymous caller, 403 FORBIDDEN for a key without the scope. No resolver has run, so a
  * mutation is never half-done and a client may retry safely.

@@ -435,7 +435,7 @@ export class TrustedDocuments {
   }
 
   /**
-   * graphql-ws `subscribe` (src/graphql/subscriptions.ts), the same rules as HTTP: a hash
+   * graphql-ws `subscribe` (src/subscriptions/subscriptions.ts), the same rules as HTTP: a hash
    * (`extensions.persistedQuery.sha256Hash` or `documentId`, with `query: ""` since graphql-ws wants a
    * string) names a listed document; in enforce mode an unlisted one is refused before parsing.
    * Returns the refusal, or the listed document (`document` null: it needs the usual checks), or

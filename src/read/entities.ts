@@ -13,7 +13,7 @@
  *   it, the relations selected below (at any depth) are read in that same statement: the field
  *   resolvers below find them on the returned objects without a further statement.
  * - Access rules (the scope table) and cost limits are NOT checked here: the operation was already
- *   checked as a whole before execution (src/graphql/operation-access.ts, limits.ts); callers that
+ *   checked as a whole before execution (src/policy/operation-access.ts, limits.ts); callers that
  *   resolve an abstract field check the scope of `typeName` themselves before calling.
  *
  * The read compiler serves it (compiler.ts, `readByKeys`, batched per tick by reads.ts): every scalar

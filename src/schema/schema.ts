@@ -35,7 +35,7 @@ export async function createSchema({ federation = false }: { federation?: boolea
     // Inputs are validated by the services (shared with REST), not by class-validator.
     validate: false,
     orphanedTypes: [ErrorExtensions],
-    // One checker for every `@Authorized()` field; it reads SCOPE_TABLE (src/modules/auth/scopes.ts).
+    // One checker for every `@Authorized()` field; it reads SCOPE_TABLE (src/common/scopes.ts).
     authChecker,
     directives: [...specifiedDirectives, stabilityDirective],
     // TypeGraphQL insists on a pubSub once a @Subscription exists. Ours take no topics: each opens its

@@ -1,5 +1,5 @@
 /**
- * The petstore as a Federation v2 subgraph (GRAPHQL_FEDERATION=true, src/graphql/federation.ts):
+ * The petstore as a Federation v2 subgraph (GRAPHQL_FEDERATION=true, src/schema/federation.ts):
  * `_service`, `_entities`, their access rules, cost and SQL statements, through HTTP in-process.
  * The documents are plain strings: codegen types test documents against schema.graphql, which (with
  * federation off, the default) has no `_entities`.

@@ -332,7 +332,7 @@ const W1 = graphql(`
 `);
 
 /**
- * The read compiler (src/graphql/planner): each root field and everything below it in one statement.
+ * The read compiler (src/read/): each root field and everything below it in one statement.
  * The same database is served by a second app reading through the reference reader (a naive reader
  * per field generated from the relation table, test/helpers/reference-reads.ts) and a third compiling
  * on graphql-js instead of graphql-jit (GRAPHQL_JIT=false), and every answer must be the same bytes.

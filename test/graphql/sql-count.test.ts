@@ -293,7 +293,7 @@ async function statementsIn<R, V>(
 }
 
 /**
- * The read compiler (src/graphql/planner): every root query field takes ONE statement, with every
+ * The read compiler (src/read/): every root query field takes ONE statement, with every
  * relation selected below it (to-one, connections, counts, aliases, at any depth), whatever the page
  * sizes.
  */

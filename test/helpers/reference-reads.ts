@@ -1,6 +1,6 @@
 /**
  * The differential tests' reference: a naive reader generated from the relation table
- * (src/graphql/planner/relations.ts), sharing nothing with the read compiler but the services' own
+ * (src/read/relations.ts), sharing nothing with the read compiler but the services' own
  * page builders (filters, sorts, cursors). Every relation field, root or nested, reads its own
  * parent's value with its own statements, one parent at a time: a to-one relation selects the
  * target row by key, a connection runs its service's page statement for that parent and counts it

@@ -1,4 +1,4 @@
-/** docs/cost-model.md is generated from the code (src/graphql/cost-model.docs.ts): it fails when stale. */
+/** docs/cost-model.md is generated from the code (src/schema/cost-model.docs.ts): it fails when stale. */
 import fs from 'node:fs';
 import { createSchema } from '../../src/schema/schema';
 import { COST_MODEL_DOC, renderCostModel } from '../../src/schema/cost-model.docs';

@@ -1,5 +1,5 @@
 /**
- * Reading trusted-document manifests (src/graphql/trusted-documents.ts): both formats, the hash
+ * Reading trusted-document manifests (src/policy/trusted-documents.ts): both formats, the hash
  * check, and one clear message per bad file. The gateway's behaviour with them:
  * test/graphql/trusted-documents.test.ts and test/http/trusted-documents-processes.test.ts.
  */

@@ -52,7 +52,7 @@ export class CategoryService {
     return category ?? null;
   }
 
-  /** A page of categories as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  /** A page of categories as SQL, not yet run (the read compiler embeds it, src/read/). */
   listSql(args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Category> {
     return pageSql<Category>(
       { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: visible },

@@ -61,7 +61,7 @@ export class InventoryService {
     return entry ?? null;
   }
 
-  /** A page of stock entries as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  /** A page of stock entries as SQL, not yet run (the read compiler embeds it, src/read/). */
   listSql(
     filter: InventoryFilterInput | null | undefined,
     args: PageArgs,

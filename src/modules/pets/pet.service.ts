@@ -97,7 +97,7 @@ export class PetService {
     return pet;
   }
 
-  /** A page of pets as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  /** A page of pets as SQL, not yet run (the read compiler embeds it, src/read/). */
   listSql(
     filter: PetFilterInput | null | undefined,
     order: PetOrderInput | null | undefined,
