@@ -100,7 +100,7 @@ const ServiceType = new GraphQLObjectType<{ sdl: string }>({
 
 /**
  * Resolves representations in their order: those of one type together, through ONE readEntities
- * call (one SQL statement whatever their number, planner/entities.ts); null where no such object
+ * call (one SQL statement whatever their number, src/read/entities.ts); null where no such object
  * exists. Scopes and cost were checked for the whole operation before this runs.
  */
 async function resolveEntities(

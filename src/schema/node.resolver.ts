@@ -1,6 +1,6 @@
 /**
  * `node(nodeId:)` and `nodes(nodeIds:)`: any object of a Node type by its node id, read through
- * `readEntities` (planner/entities.ts: one statement per type, whatever the number of ids). The scope
+ * `readEntities` (src/read/entities.ts: one statement per type, whatever the number of ids). The scope
  * of each type was checked for the whole operation before execution (operation-access.ts decodes the
  * ids); it is checked again here as readEntities' contract asks of an abstract field.
  */
