@@ -139,7 +139,8 @@ for (const circle of components(rooms, roomEdges).filter((c) => c.length > 1)) {
   const order = greedyOrder(circle, roomEdges);
   const position = new Map(order.map((r, i) => [r, i]));
   for (const a of circle)
-    for (const b of roomEdges.get(a)) if (position.has(b) && position.get(b) < position.get(a)) back.push(`${a} -> ${b}`);
+    for (const b of roomEdges.get(a))
+      if (position.has(b) && position.get(b) < position.get(a)) back.push(`${a} -> ${b}`);
 }
 
 // Floors: longest path down to the ground, arrows running back up left out.
