@@ -17,12 +17,13 @@ import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
-import { createContext, type GraphQLContext } from './graphql/context';
-import { createLimits } from './graphql/limits';
-import { createCostBudget } from './graphql/cost-budget';
+import { createContext, type GraphQLContext } from './modules/context';
+import { Reads } from './read/reads';
+import { createLimits } from './policy/limits';
+import { createCostBudget } from './policy/cost-budget';
 import { createPointsStore } from './http/points-store';
-import { createSchema } from './graphql/schema';
-import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
+import { createSchema } from './schema/schema';
+import { registerSubscriptions, type Subscriptions } from './subscriptions/subscriptions';
 import { startStoreEvents } from './modules/events/store-events';
 import { frameworkErrorHandler, registerErrorHandlers, registerHostCheck } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
@@ -38,19 +39,20 @@ import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
 import { registerCors } from './http/cors';
 import { registerCompression } from './http/compression';
-import { batchGuard } from './graphql/batching';
+import { batchGuard } from './policy/batching';
 import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
 import { registerDocs } from './http/docs';
 import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
-import { createServices } from './services';
+import { createServices, type Services } from './modules/services';
+import type { GraphQLSchema } from 'graphql';
 import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
-import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
+import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
-import { TrustedDocuments, TrustedDocumentsError } from './graphql/trusted-documents';
-import { StartupError } from './startup';
+import { TrustedDocuments, TrustedDocumentsError } from './policy/trusted-documents';
+import { StartupError } from './db/startup';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,6 +75,11 @@ export interface BuildAppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
   clock?: Clock;
+  /**
+   * Replaces the schema served (HTTP and WebSocket alike). Tests only: the differential tests serve
+   * a reference reader this way (test/helpers/reference-reads.ts), through the same pipeline.
+   */
+  transformSchema?: (schema: GraphQLSchema, services: Services) => GraphQLSchema;
 }
 
 export { LOG_REDACT } from './http/request-log';
@@ -103,6 +110,7 @@ export async function buildApp({
   logger,
   loggerInstance,
   clock = systemClock,
+  transformSchema,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
   const trustProxy = config.trustProxy;
@@ -221,7 +229,8 @@ export async function buildApp({
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const schema = await createSchema({ federation: config.graphql.federation });
+  const built = await createSchema({ federation: config.graphql.federation });
+  const schema = transformSchema ? transformSchema(built, services) : built;
   // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
   if (config.trustedDocuments.mode !== 'off') {
     try {
@@ -271,10 +280,10 @@ export async function buildApp({
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
     context: async (request) =>
-      linkGraphQLContext(request, createContext(services, request, { planReads: config.readPlanner })),
+      linkGraphQLContext(request, createContext(services, request, new Reads(services, request.caller))),
   });
   app.addHook('onClose', async () => apollo.stop());
-  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),
+  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/subscriptions/subscriptions.ts),
   // fed by the database's store events through this process's one LISTEN on their channel.
   const events = await startStoreEvents(db, app.log);
   app.addHook('onClose', events.stop);

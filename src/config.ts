@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import net from 'node:net';
 import { z } from 'zod';
-import { SCOPES, type Scope } from './modules/auth/scopes';
+import { SCOPES, type Scope } from './common/scopes';
 
 /** The project root (where package.json is), whether we run from `src/` (tests) or `dist/src/`. */
 export const projectRoot: string = (() => {
@@ -166,7 +166,6 @@ const envSchema = z
     GRAPHQL_LANDING_PAGE: bool.optional(),
     GRAPHQL_INTROSPECTION: bool.optional(),
     GRAPHQL_JIT: bool.default(true),
-    GRAPHQL_READ_PLANNER: bool.default(true),
     // A Federation v2 subgraph on /graphql: `_service` and `_entities` (docs/federation.md).
     GRAPHQL_FEDERATION: bool.default(false),
     // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
@@ -319,15 +318,13 @@ export interface Config {
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
     /**
-     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/graphql/federation.ts); off: the
+     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/schema/federation.ts); off: the
      * schema is exactly schema.graphql.
      */
     federation: boolean;
-    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    /** Most operations in one batched request; 1 refuses batches (src/policy/batching.ts). */
     batchMax: number;
   };
-  /** Every GraphQL root query field is compiled into one statement (src/graphql/planner); off: DataLoaders only. */
-  readPlanner: boolean;
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */
   readinessTimeoutMs: number;
@@ -369,7 +366,7 @@ export interface Config {
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
   cors: { origins: '*' | string[] };
-  /** GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). */
+  /** GraphQL subscriptions over WebSocket (src/subscriptions/subscriptions.ts). */
   subscriptions: {
     perConnection: number;
     connectionsPerKey: number;
@@ -394,7 +391,7 @@ export interface Config {
   /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
   tracing: { resolverSpans: boolean };
   /**
-   * Trusted documents (src/graphql/trusted-documents.ts): `off`, `allow` (listed documents skip
+   * Trusted documents (src/policy/trusted-documents.ts): `off`, `allow` (listed documents skip
    * parsing, validation and the cost check; others run as usual) or `enforce` (others are refused,
    * except for `admin` keys). `files`: manifests, absolute paths. `maxAgeS`: `Cache-Control:
    * public, max-age` of anonymous GET reads by hash; 0 sends none.
@@ -523,7 +520,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           replicaCheckMs: e.DB_REPLICA_CHECK_MS,
         }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
-    readPlanner: e.GRAPHQL_READ_PLANNER,
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
       explorer,

@@ -9,7 +9,7 @@
 import { loadConfig, readEnvFile, type Config } from '../config';
 import { openDatabase } from './open';
 import { readMigrations } from './migrate';
-import { reportStartupFailure } from '../startup';
+import { reportStartupFailure } from './startup';
 
 let config: Config | undefined;
 

@@ -1,8 +1,7 @@
 import type { Config } from '../config';
-import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from '../startup';
+import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, StartupError, waitForPostgres } from './startup';
 import { createDatabase, startupParameters, type CreateDatabaseOptions, type Database } from './database';
 import { migrate, pendingMigrations } from './migrate';
-import { StartupError } from '../startup';
 
 export interface OpenDatabaseOptions extends CreateDatabaseOptions {
   /** Hears progress lines for a person (creating the database, applying migration N of M). */
@@ -24,7 +23,7 @@ export const MIGRATE_COMMAND = 'npm run db:migrate';
  * Opens the configured database and applies pending migrations: what the service does at start and
  * what `npm run db:migrate`, `db:seed` and the API-key CLI do before their work. A PostgreSQL server
  * that does not answer yet is waited for (up to DB_STARTUP_RETRY_MS); failures a person can fix
- * throw StartupError (src/startup.ts).
+ * throw StartupError (src/db/startup.ts).
  */
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
   const {

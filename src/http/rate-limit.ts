@@ -29,7 +29,7 @@ import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
-import { callerIdentity, type Caller } from '../modules/auth/api-key.service';
+import { callerIdentity, type Caller } from '../modules/auth/caller';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { runInReadScope, type ReadScope, type SharedReadYourWrites } from '../db/read-routing';
-import { callerIdentity } from '../modules/auth/api-key.service';
+import { callerIdentity } from '../modules/auth/caller';
 
 /** The caller a read-your-writes window belongs to: the API key, or the client address when anonymous. */
 function callerOf(request: FastifyRequest): string {

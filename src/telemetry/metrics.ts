@@ -19,11 +19,9 @@
  */
 import cluster from 'node:cluster';
 import http from 'node:http';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { GraphQLContext } from '../graphql/context';
-import type { TrustedDocumentsCounts } from '../graphql/trusted-documents';
 
 /**
  * In a worker of src/cluster.ts: answer the primary's requests for metrics over IPC (prom-client's
@@ -71,7 +69,9 @@ export interface MetricsOptions {
   pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
   /** The trusted-document tallies (graphql/trusted-documents.ts), when TRUSTED_DOCUMENTS is on. */
-  trustedDocuments?: () => TrustedDocumentsCounts | undefined;
+  /** The trusted list's tallies (TrustedDocuments.counts, src/policy/trusted-documents.ts). */
+  trustedDocuments?: () =>
+    { listed: number; refused: Record<string, number>; reloads: { ok: number; failed: number } } | undefined;
 }
 
 /** The label of operation names past the bound, of anonymous operations, and of unparsed ones. */
@@ -108,7 +108,7 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 export interface Metrics {
   readonly registry: Registry;
   /** The Apollo plugin that counts operations. */
-  apolloPlugin(): ApolloServerPlugin<GraphQLContext>;
+  apolloPlugin(): ApolloServerPlugin<BaseContext>;
   /**
    * Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up (in a cluster
    * worker: hands its registry to the primary, which serves them all).

@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/modules/services';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { gql } from '../helpers/gateway-fixture';
 import {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/modules/services';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { gql } from '../helpers/gateway-fixture';
 import { runScript, startServerProcess, type ServerProcess } from '../helpers/server-process';

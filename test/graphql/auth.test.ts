@@ -23,8 +23,8 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
-import { createSchema } from '../../src/graphql/schema';
-import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/modules/auth/scopes';
+import { createSchema } from '../../src/schema/schema';
+import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/common/scopes';
 import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 import { pollUntil } from '../helpers/poll';

@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database';
 import type { Unlisten } from '../../db/listen';
-import type { Caller } from './api-key.service';
+import type { Caller } from './caller';
 
 /** The channel of key changes; the payload is the key's id, or empty for "every key". */
 export const API_KEY_CHANNEL = 'api_key_changed';
@@ -76,7 +76,7 @@ export class ApiKeyCache {
   /**
    * Calls `listener` with every key change heard (the key's id, or `''` for "any key": a payload
    * that is not an id, or the listener coming back after changes may have been missed). Open
-   * subscriptions re-check their key with it (src/graphql/subscriptions.ts). Returns the remover.
+   * subscriptions re-check their key with it (src/subscriptions/subscriptions.ts). Returns the remover.
    */
   onChange(listener: (payload: string) => void): () => void {
     this.#changeListeners.add(listener);

@@ -22,7 +22,8 @@ import type { ApiKey, PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
 import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
-import { SCOPES, type Scope } from './scopes';
+import { SCOPES, type Scope } from '../../common/scopes';
+import type { Caller } from './caller';
 
 export const KEY_PREFIX = 'pk_';
 const KEY_BYTES = 32;
@@ -33,22 +34,7 @@ const SHOWN_PREFIX_LENGTH = 12;
 /** `lastUsedAt` is written at most this often per key (and process), so authentication stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Who is calling: an authenticated key (its id, name and scopes). Anonymous callers are `null`. */
-export interface Caller {
-  keyId: bigint;
-  name: string;
-  scopes: readonly Scope[];
-}
-
-/**
- * The caller's identity as one string, the same for every request it makes: `key:<id>` for an API
- * key. Whatever a caller owns or spends is keyed by it (its idempotency keys, its rate-limit and
- * cost budgets, its read-your-writes window), so one caller can never reach another's. Another kind
- * of credential (a token's issuer and subject) adds its own prefix here, and nowhere else.
- */
-export function callerIdentity(caller: Pick<Caller, 'keyId'>): string {
-  return `key:${caller.keyId}`;
-}
+export type { Caller };
 
 export interface ApiKeyInfo {
   id: bigint;

@@ -21,7 +21,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../../errors/app-error';
 import type { Caller, ApiKeyService } from './api-key.service';
 import { authorize } from './authorize';
-import type { Operation } from './scopes';
+import type { Operation } from '../../common/scopes';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,21 +1,19 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { Pet } from '../pets/pet.type';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
-import { callerIdentity } from '../auth/api-key.service';
+import { callerIdentity } from '../auth/caller';
 
 @Resolver(() => Order)
 export class OrderResolver {
   @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
   order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.get(id);
+    return ctx.reads.root(info);
   }
 
   @Authorized()
@@ -26,14 +24,12 @@ export class OrderResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.list(filter, page);
+    return ctx.reads.root(info);
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
   pet(@Root() order: Order, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(order, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return order.petId === null ? null : ctx.loaders.petById.load(order.petId);
+    return ctx.reads.compiled(order, info);
   }
 
   @Authorized()

@@ -6,16 +6,14 @@ import {
   countRows,
   MAX_PAGE_SIZE,
   pageSql,
-  paginate,
   whereClause,
   type ListQuery,
-  type Page,
   type PageArgs,
   type PageSql,
   type Sort,
 } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
-import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
+import { nestedPageSql } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema, scopedKey } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
 
@@ -161,11 +159,6 @@ export class OrderService {
     }
   }
 
-  /** Orders by id (absent ids are left out): one statement, for the batched orderById loader. */
-  byIds(ids: readonly bigint[]): Promise<Order[]> {
-    return this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ANY(${[...ids]}::int8[])`);
-  }
-
   async get(id: bigint): Promise<Order | null> {
     const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ${id}`);
     return order ?? null;
@@ -180,29 +173,23 @@ export class OrderService {
     return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
   }
 
-  /**
-   * Orders, newest first, by cursor (GraphQL `orders`).
-   */
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
-    return paginate<Order>(this.sql, this.query(filter), newestFirst, args);
-  }
-
-  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs): PageSql<Order> {
-    return pageSql<Order>(this.query(filter), newestFirst, args);
+  /** Orders, newest first, by cursor (GraphQL `orders`), as SQL, not yet run (the read compiler embeds it). */
+  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Order> {
+    const q = this.query(filter);
+    return pageSql<Order>({ ...q, conditions: [...q.conditions, ...visible] }, newestFirst, args);
   }
 
   /**
    * One pet's page of orders (Pet.orders) as SQL, for the read compiler to run as a correlated
-   * subquery per pet: the same rules as `pagesByPet`. `petId` is SQL naming the pet (e.g. `t0.id`).
+   * subquery per pet, newest first. `petId` is SQL naming the pet (e.g. `t0.id`).
    */
-  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>): PageSql<Order> {
+  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>, visible: Prisma.Sql[] = []): PageSql<Order> {
     return nestedPageSql<Order>({
       table: 'orders',
       parentColumn: 'pet_id',
       parent: petId,
       select: ORDER_COLUMNS_TEXT,
-      conditions: [],
+      conditions: visible,
       sort: newestFirst,
       args,
     });
@@ -210,7 +197,7 @@ export class OrderService {
 
   /**
    * Orders, newest first, by offset (the legacy GET /store/orders): the same filter and order as
-   * `list`, with the total count for X-Total-Count and the paging links.
+   * `listSql`, with the total count for X-Total-Count and the paging links.
    */
   async listByOffset(
     filter: OrderFilterInput | null | undefined,
@@ -225,30 +212,6 @@ export class OrderService {
       countRows(this.sql, q),
     ]);
     return { items, total };
-  }
-
-  /** One page of orders for each pet, newest first, in one statement (Pet.orders). */
-  pagesByPet(
-    petIds: bigint[],
-    args: Pick<PageArgs, 'first' | 'after'>,
-    countFor: (petId: bigint) => Promise<number>,
-  ): Promise<Map<string, Page<Order>>> {
-    return loadNestedPages<Order>({
-      sql: this.sql,
-      table: 'orders',
-      parentColumn: 'pet_id',
-      select: ORDER_COLUMNS_TEXT,
-      conditions: [],
-      sort: newestFirst,
-      parentOf: (order) => order.petId!,
-      parentIds: petIds,
-      args,
-      countFor,
-    });
-  }
-
-  countByPet(petIds: readonly bigint[]): Promise<Map<string, number>> {
-    return countByParent(this.sql, 'orders', 'pet_id', petIds, []);
   }
 }
 
