@@ -64,7 +64,10 @@ async function startGateway(workers: string, env: Record<string, string>): Promi
   const deadline = Date.now() + 120_000;
   while (!(await serving(`http://127.0.0.1:${env.PORT}`, `http://127.0.0.1:${env.METRICS_PORT}`, count))) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('gateway did not start within 120 s');
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('gateway did not start within 120 s');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return child;

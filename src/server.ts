@@ -62,6 +62,9 @@ function listenAsWorker(hangUpStops: boolean): void {
   process.on('message', (message) => message === SHUTDOWN_MESSAGE && stop());
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // A worker whose primary is gone (killed: no SIGTERM reached us) stops as if told to, starting or
+  // serving: its port is the primary's, so it would never be sent another connection.
+  process.once('disconnect', stop);
   // Without trusted documents, SIGHUP stops the process, as it does the primary.
   if (hangUpStops) process.on('SIGHUP', stop);
 }
@@ -157,9 +160,6 @@ async function main(): Promise<void> {
   });
   drainWorker = () => void grace.close();
   await app.listen({ host: config.host, port: config.port });
-  // A worker whose primary is gone (killed: no SIGTERM reached us) stops as if told to: its port was
-  // the primary's, so it would never be sent another connection.
-  if (cluster.isWorker) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   // The embedded database can be opened by this process only: `npm run apikey` goes through here.
   if (config.database.kind === 'pglite' && config.database.dataDir) {
     const socket = adminSocketPath(config.database.dataDir);

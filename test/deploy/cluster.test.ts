@@ -88,6 +88,8 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
   let fixture: GatewayFixture;
   let metricsPort: number;
   const sockets: TestWsClient[] = [];
+  const afterAllDone: (() => void)[] = [];
+  afterEach(() => afterAllDone.splice(0).forEach((f) => f()));
 
   beforeAll(async () => {
     metricsPort = await freePort();
@@ -151,6 +153,8 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: '{"query":"{ __typename }"}',
+            // A connection handed to the worker as it was killed may never be answered: a client gives up.
+            signal: AbortSignal.timeout(10_000),
           });
           await res.text();
           if (res.status === 200) ok++;
@@ -161,6 +165,9 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
       }
     };
     const clients = Array.from({ length: 8 }, client);
+    // Whatever happens below, the load stops with this test.
+    const stopLoad = () => (running = false);
+    afterAllDone.push(stopLoad);
     await new Promise((r) => setTimeout(r, 1_000));
     const killedAt = Date.now();
     process.kill(victim, 'SIGKILL');
@@ -219,6 +226,17 @@ describeIf(
       RATE_LIMIT_MAX: '10',
       RATE_LIMIT_WINDOW_MS: '60000',
     });
+    // Each worker counts in Redis once its connection is up (until then it counts in memory, as in a
+    // Redis outage, and /readyz says so): wait until six fresh connections, spread over both, say redis.
+    const readyRedis = async () => {
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${fixture.server.url}/readyz`, { headers: { connection: 'close' } });
+        const body = (await res.json()) as { checks?: { rateLimit?: string } };
+        if (body.checks?.rateLimit !== 'ok (redis)') return false;
+      }
+      return true;
+    };
+    await until(readyRedis, 200);
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) {
       // A connection per request, so the requests are spread over both workers.
