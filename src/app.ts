@@ -44,6 +44,8 @@ import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
 import { TrustedDocuments, TrustedDocumentsError } from './graphql/trusted-documents';
 import { StartupError } from './startup';
+import { cachePolicyPlugin } from './graphql/cache-policy';
+import { createGraphQLCache, type GraphQLCache } from './http/response-cache';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -156,6 +158,7 @@ export async function buildApp({
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
   // Built once the schema exists (below); the metrics read its tallies at scrape time.
   let trustedDocuments: TrustedDocuments | null = null;
+  let graphqlCache: GraphQLCache | null = null;
   // Prometheus metrics on their own port (METRICS_PORT), never on this one (telemetry/metrics.ts).
   const metrics =
     config.metrics.port > 0
@@ -166,6 +169,7 @@ export async function buildApp({
           pools: db.pools,
           apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
           trustedDocuments: config.trustedDocuments.mode !== 'off' ? () => trustedDocuments?.counts : undefined,
+          responseCache: config.cache.responseTtlS > 0 ? () => graphqlCache?.store?.stats : undefined,
         })
       : null;
   metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
@@ -211,6 +215,10 @@ export async function buildApp({
     );
   }
   app.decorate('trustedDocuments', trustedDocuments);
+  // Cache headers of GraphQL answers and the response cache (http/response-cache.ts, docs/caching.md).
+  graphqlCache = await createGraphQLCache({ ...config.cache, redisUrl: config.rateLimit.redisUrl }, db, app.log);
+  app.addHook('onClose', graphqlCache.stop);
+  app.decorateRequest('responseCacheMiss', null);
   // Fair use by cost (RATE_LIMIT_COST_BUDGET): GraphQL operations charged their cost in points.
   const limits = createLimits(config.limits, {
     // Listed trusted documents skip the cost check (they were checked when the list was read).
@@ -231,6 +239,7 @@ export async function buildApp({
     limits,
     trustedDocuments,
     plugins: [
+      cachePolicyPlugin({ schema, onWrite: graphqlCache.invalidate }),
       ...(costBudget ? [costBudget.plugin] : []),
       ...(db.noteWrite ? [readRoutingPlugin()] : []),
       ...(metrics ? [metrics.apolloPlugin()] : []),
@@ -277,9 +286,11 @@ export async function buildApp({
       batchGuard(config.graphql.batchMax, limiter),
       ...(trustedDocuments ? [trustedDocuments.guard] : []),
       ...(costBudget ? [costBudget.chargeBatch] : []),
+      // Last: a hit is answered only once every check above has passed.
+      graphqlCache.lookup,
     ],
-    // A strong ETag on GET reads by hash (graphql/trusted-documents.ts).
-    ...(trustedDocuments ? { onSend: trustedDocuments.onSend } : {}),
+    // Cache-Control, Vary, ETag and 304 of every answer; misses stored (http/response-cache.ts).
+    onSend: graphqlCache.onSend,
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
