@@ -215,10 +215,6 @@ export async function buildApp({
     );
   }
   app.decorate('trustedDocuments', trustedDocuments);
-  // Cache headers of GraphQL answers and the response cache (http/response-cache.ts, docs/caching.md).
-  graphqlCache = await createGraphQLCache({ ...config.cache, redisUrl: config.rateLimit.redisUrl }, db, app.log);
-  app.addHook('onClose', graphqlCache.stop);
-  app.decorateRequest('responseCacheMiss', null);
   // Fair use by cost (RATE_LIMIT_COST_BUDGET): GraphQL operations charged their cost in points.
   const limits = createLimits(config.limits, {
     // Listed trusted documents skip the cost check (they were checked when the list was read).
@@ -234,6 +230,15 @@ export async function buildApp({
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);
+  // Cache headers of GraphQL answers and the response cache (http/response-cache.ts, docs/caching.md).
+  // With a cost budget every answer reports its caller's budget (`extensions.cost`): none is shared.
+  graphqlCache = await createGraphQLCache(
+    { ...config.cache, redisUrl: config.rateLimit.redisUrl, perCaller: costBudget !== null },
+    db,
+    app.log,
+  );
+  app.addHook('onClose', graphqlCache.stop);
+  app.decorateRequest('responseCacheMiss', null);
   const apollo = await createApollo(config, {
     schema,
     limits,

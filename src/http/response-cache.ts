@@ -41,6 +41,11 @@ export interface HttpCacheSettings {
   /** REDIS_URL: the store is shared through Redis. */
   redisUrl: string | null;
   redisPrefix: string;
+  /**
+   * Every answer holds something of its caller's (the cost budget's `extensions.cost`): nothing is
+   * public, and the response cache stays off.
+   */
+  perCaller?: boolean;
 }
 
 declare module 'fastify' {
@@ -124,7 +129,11 @@ export async function createGraphQLCache(
 ): Promise<GraphQLCache> {
   let store: ResponseCacheStore | null = null;
   const unlisten: Unlisten[] = [];
-  const ttlMs = settings.responseTtlS * 1000;
+  if (settings.perCaller && settings.responseTtlS > 0)
+    log.warn(
+      "response cache off: with RATE_LIMIT_COST_BUDGET every answer carries its caller's budget (extensions.cost), so none can be shared",
+    );
+  const ttlMs = settings.perCaller ? 0 : settings.responseTtlS * 1000;
   if (ttlMs > 0 && settings.redisUrl) {
     store = new RedisStore({ url: settings.redisUrl, prefix: settings.redisPrefix, log });
   } else if (ttlMs > 0) {
@@ -221,7 +230,7 @@ export async function createGraphQLCache(
       reply.header('etag', etag);
       let cacheControl = 'private, no-cache';
       let storeForMs = 0;
-      if (policy.startsWith('public')) {
+      if (policy.startsWith('public') && !settings.perCaller) {
         const hinted = policy.includes(';') ? Number(policy.slice(policy.indexOf(';') + 1)) : Infinity;
         const maxAge = Math.min(settings.publicMaxAgeS, hinted);
         cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache';

@@ -256,3 +256,22 @@ describe('the in-process response cache (RESPONSE_CACHE_TTL_S)', () => {
     expect(after.category.pets.totalCount).toBe(2);
   });
 });
+
+describe('with a cost budget (RATE_LIMIT_COST_BUDGET)', () => {
+  it("shares nothing: every answer carries its caller's budget in extensions.cost", async () => {
+    const t = await createTestApp({
+      env: { RATE_LIMIT_COST_BUDGET: '1000000', RESPONSE_CACHE_TTL_S: '60', CACHE_PUBLIC_MAX_AGE_S: '60' },
+    });
+    try {
+      const first = await get(t, { query: PETS });
+      expect(first.statusCode).toBe(200);
+      expect((first.json() as { extensions?: { cost?: unknown } }).extensions?.cost).toBeDefined();
+      expect(first.headers['cache-control']).toBe('private, no-cache');
+      const again = await get(t, { query: PETS });
+      expect(again.headers.age).toBeUndefined();
+      expect(again.headers['cache-control']).toBe('private, no-cache');
+    } finally {
+      await t.close();
+    }
+  });
+});
