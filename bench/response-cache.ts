@@ -21,6 +21,7 @@ import { runLoad } from './load';
 import { DATA, seedPostgres } from './seed';
 import { startTarget, type Target, type TargetId } from './targets';
 import { requestFor, type WorkloadId } from './workloads';
+import { nodeVersion, targetNode } from './node';
 
 /** CPU time of a process from /proc (user + system, clock ticks of 10 ms); see trusted-documents.ts. */
 function cpuMicros(pid: number): number {
@@ -73,13 +74,15 @@ async function main(): Promise<void> {
         ]
       : []),
   ];
+  // Every target on Node 24, as the main benchmark runs them (bench/node.ts).
+  const node = targetNode('24', (line) => console.error(line));
   const data = await seedPostgres(adminUrl);
   const targets = new Map<string, Target>();
   try {
     // One process at a time holds the CPU: each variant is started, measured and stopped per round
     // would cost a start per run; instead all run, and only one is loaded at any moment.
     for (const v of variants)
-      targets.set(v.name, await startTarget(v.id, 'postgres', { DATABASE_URL: data.url }, v.env));
+      targets.set(v.name, await startTarget(v.id, 'postgres', { DATABASE_URL: data.url }, v.env, node));
     const load = (v: Variant, workload: WorkloadId, durationSec: number) =>
       runLoad({
         url: targets.get(v.name)!.url,
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(
           ' ',
-        )}, Node ${process.version}; ${o.rounds} rounds of ${o.durationSec} s, ${o.connections} connections, anonymous requests\n`,
+        )}, targets on Node ${nodeVersion(node)}; ${o.rounds} rounds of ${o.durationSec} s, ${o.connections} connections, anonymous requests\n`,
       '| workload | target | req/s | p50 ms | CPU-ms/req | x T3 uncached | x T0 |',
       '|---|---|---|---|---|---|---|',
     ];

@@ -10,6 +10,7 @@ import { createSchema } from '../../src/graphql/schema';
 import { computeCachePolicy } from '../../src/graphql/cache-policy';
 import { createTestApp, createApiKey, type TestApp } from '../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { freePort } from '../helpers/server-process';
 
 const PET = 'query Pet($id: ID!) { pet(id: $id) { id name status inventory { quantity } } }';
 const PETS = '{ pets(first: 50) { totalCount nodes { id name status } } }';
@@ -270,6 +271,39 @@ describe('with a cost budget (RATE_LIMIT_COST_BUDGET)', () => {
       const again = await get(t, { query: PETS });
       expect(again.headers.age).toBeUndefined();
       expect(again.headers['cache-control']).toBe('private, no-cache');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('response cache metrics', () => {
+  it('counts hits, misses and invalidations, and reports entries and bytes', async () => {
+    const port = await freePort();
+    const t = await createTestApp({ env: { RESPONSE_CACHE_TTL_S: '60', METRICS_PORT: String(port) } });
+    const scrape = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      return {
+        hits: value('response_cache_hits_total'),
+        misses: value('response_cache_misses_total'),
+        invalidations: value('response_cache_invalidations_total'),
+        entries: value('response_cache_entries'),
+        bytes: value('response_cache_bytes'),
+      };
+    };
+    try {
+      const start = await scrape();
+      for (let i = 0; i < 3; i++) await get(t, { query: PETS });
+      const warm = await scrape();
+      expect(warm.hits - start.hits).toBe(2);
+      expect(warm.misses - start.misses).toBe(1);
+      expect(warm.entries).toBe(1);
+      expect(warm.bytes).toBeGreaterThan(0);
+      await post(t, { query: 'mutation { createCategory(input: { name: "Fish" }) { id } }' }, t.admin);
+      const after = await scrape();
+      expect(after.invalidations - warm.invalidations).toBeGreaterThanOrEqual(1);
+      expect(after.entries).toBe(0);
     } finally {
       await t.close();
     }
