@@ -181,7 +181,9 @@ describe('the in-process response cache (RESPONSE_CACHE_TTL_S)', () => {
     t.sql.reset();
     const replies = [];
     for (let i = 0; i < 20; i++) replies.push(await get(t, { query: PET, variables: { id: petId } }));
-    expect(t.sql.count).toBe(0);
+    // Statements of this read, if any (the admin key's lastUsedAt write of the setup may land now).
+    const reads = () => t.sql.statements.filter((q) => !/"api_keys"/.test(q));
+    expect(reads()).toEqual([]);
     for (const r of replies) {
       expect(r.statusCode).toBe(200);
       expect(r.headers.age).toMatch(/^\d+$/);
@@ -195,11 +197,11 @@ describe('the in-process response cache (RESPONSE_CACHE_TTL_S)', () => {
       { 'if-none-match': String(first.headers.etag) },
     );
     expect(notModified.statusCode).toBe(304);
-    expect(t.sql.count).toBe(0);
+    expect(reads()).toEqual([]);
     // The same request by POST is the same entry.
     const byPost = await post(t, { query: PET, variables: { id: petId } });
     expect(byPost.headers.age).toBeDefined();
-    expect(t.sql.count).toBe(0);
+    expect(reads()).toEqual([]);
   });
 
   it('keys by everything the answer depends on: variables, operation name, Accept', async () => {
