@@ -53,6 +53,8 @@ import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
 import { TrustedDocuments, TrustedDocumentsError } from './policy/trusted-documents';
 import { StartupError } from './db/startup';
+import { cachePolicyPlugin } from './graphql/cache-policy';
+import { createGraphQLCache, type GraphQLCache } from './graphql/response-cache';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -181,6 +183,7 @@ export async function buildApp({
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
   // Built once the schema exists (below); the metrics read its tallies at scrape time.
   let trustedDocuments: TrustedDocuments | null = null;
+  let graphqlCache: GraphQLCache | null = null;
   // Prometheus metrics on their own port (METRICS_PORT), never on this one (telemetry/metrics.ts).
   const metrics =
     config.metrics.port > 0
@@ -191,6 +194,7 @@ export async function buildApp({
           pools: db.pools,
           apiKeyCache: apiKeyCache ? () => apiKeyCache.cache.stats : undefined,
           trustedDocuments: config.trustedDocuments.mode !== 'off' ? () => trustedDocuments?.counts : undefined,
+          responseCache: config.cache.responseTtlS > 0 ? () => graphqlCache?.store?.stats : undefined,
         })
       : null;
   metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
@@ -231,7 +235,7 @@ export async function buildApp({
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
   const built = await createSchema({ federation: config.graphql.federation });
   const schema = transformSchema ? transformSchema(built, services) : built;
-  // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
+  // Trusted documents (policy/trusted-documents.ts): read now, so a bad manifest stops the start.
   if (config.trustedDocuments.mode !== 'off') {
     try {
       trustedDocuments = new TrustedDocuments({
@@ -266,11 +270,21 @@ export async function buildApp({
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);
+  // Cache headers of GraphQL answers and the response cache (http/response-cache.ts, docs/caching.md).
+  // With a cost budget every answer reports its caller's budget (`extensions.cost`): none is shared.
+  graphqlCache = await createGraphQLCache(
+    { ...config.cache, redisUrl: config.rateLimit.redisUrl, perCaller: costBudget !== null },
+    db,
+    app.log,
+  );
+  app.addHook('onClose', graphqlCache.stop);
+  app.decorateRequest('responseCacheMiss', null);
   const apollo = await createApollo(config, {
     schema,
     limits,
     trustedDocuments,
     plugins: [
+      cachePolicyPlugin({ schema, onWrite: graphqlCache.invalidate }),
       ...(costBudget ? [costBudget.plugin] : []),
       ...(db.noteWrite ? [readRoutingPlugin()] : []),
       ...(metrics ? [metrics.apolloPlugin()] : []),
@@ -317,9 +331,11 @@ export async function buildApp({
       batchGuard(config.graphql.batchMax, limiter),
       ...(trustedDocuments ? [trustedDocuments.guard] : []),
       ...(costBudget ? [costBudget.chargeBatch] : []),
+      // Last: a hit is answered only once every check above has passed.
+      graphqlCache.lookup,
     ],
-    // A strong ETag on GET reads by hash (graphql/trusted-documents.ts).
-    ...(trustedDocuments ? { onSend: trustedDocuments.onSend } : {}),
+    // Cache-Control, Vary, ETag and 304 of every answer; misses stored (http/response-cache.ts).
+    onSend: graphqlCache.onSend,
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };
   app.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });

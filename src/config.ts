@@ -220,7 +220,13 @@ const envSchema = z
           .filter(Boolean),
       )
       .optional(),
-    TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: int(0, 31_536_000).default(0),
+    // The older name of CACHE_PUBLIC_MAX_AGE_S (trusted documents had their own): still read.
+    TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: int(0, 31_536_000).optional(),
+    // HTTP caching and the response cache (docs/caching.md).
+    CACHE_PUBLIC_MAX_AGE_S: int(0, 31_536_000).optional(),
+    RESPONSE_CACHE_TTL_S: int(0, 86_400).default(0),
+    RESPONSE_CACHE_MAX_BYTES: int(1024 * 1024, 16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+    RESPONSE_CACHE_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rc:'),
     // Deployment (docs/deployment.md): worker processes on one port, migrations as their own step.
     WEB_CONCURRENCY: z
       .string()
@@ -393,10 +399,17 @@ export interface Config {
   /**
    * Trusted documents (src/policy/trusted-documents.ts): `off`, `allow` (listed documents skip
    * parsing, validation and the cost check; others run as usual) or `enforce` (others are refused,
-   * except for `admin` keys). `files`: manifests, absolute paths. `maxAgeS`: `Cache-Control:
-   * public, max-age` of anonymous GET reads by hash; 0 sends none.
+   * except for `admin` keys). `files`: manifests, absolute paths. Their answers' cache headers are
+   * every read's (`cache`, below).
    */
-  trustedDocuments: { mode: TrustedDocumentsMode; files: string[]; maxAgeS: number };
+  trustedDocuments: { mode: TrustedDocumentsMode; files: string[] };
+  /**
+   * HTTP caching of GraphQL reads and the response cache (src/graphql/response-cache.ts):
+   * `publicMaxAgeS` the max-age of anonymous public reads (0: `no-cache`), `responseTtlS` the
+   * response cache's entry lifetime (0: off), `maxBytes` its in-process bound, `redisPrefix` its
+   * keys' prefix in Redis (REDIS_URL).
+   */
+  cache: { publicMaxAgeS: number; responseTtlS: number; maxBytes: number; redisPrefix: string };
   /**
    * Worker processes serving the one port (WEB_CONCURRENCY; `auto`: one per CPU available); more
    * than 1 runs src/cluster.ts's primary, which forks them. Always 1 on the embedded database.
@@ -576,7 +589,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedDocuments: {
       mode: e.TRUSTED_DOCUMENTS,
       files: (e.TRUSTED_DOCUMENTS_FILE ?? []).map((f) => path.resolve(projectRoot, f)),
-      maxAgeS: e.TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S,
+    },
+    cache: {
+      // One setting for every public read; the trusted documents' older name still sets it.
+      publicMaxAgeS: e.CACHE_PUBLIC_MAX_AGE_S ?? e.TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S ?? 0,
+      responseTtlS: e.RESPONSE_CACHE_TTL_S,
+      maxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      redisPrefix: e.RESPONSE_CACHE_REDIS_PREFIX,
     },
     workers: workerCount(e.WEB_CONCURRENCY),
     migrateOnStart: e.MIGRATE_ON_START,

@@ -23,14 +23,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { HeaderMap, type ApolloServerPlugin, type DocumentStore } from '@apollo/server';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { TrustedDocumentsMode } from '../config';
 import { AppError, BadRequestError, ErrorCode, PersistedQueryNotInListError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import type { GraphQLContext } from '../modules/context';
-import { etagOnSend } from '../http/etag';
 
 /** One listed document. `document` is null when it does not validate against the schema (see `read`). */
 export interface TrustedDocument {
@@ -234,17 +233,9 @@ class PersistedQueryNotFoundError extends AppError {
   }
 }
 
-/**
- * Set by the Apollo plugin on answers the onSend hook tags with an ETag; removed before sending.
- * (Apollo's plugins cannot reach Fastify's reply; its response headers can.)
- */
-const CACHEABLE_HEADER = 'x-trusted-document-cacheable';
-
 export interface TrustedDocumentsOptions {
   mode: Exclude<TrustedDocumentsMode, 'off'>;
   files: string[];
-  /** `Cache-Control: public, max-age` of anonymous GET reads by hash; 0: none. */
-  maxAgeS: number;
   schema: GraphQLSchema;
   log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
@@ -380,10 +371,9 @@ export class TrustedDocuments {
    * Apollo plugin, first of all: puts the listed body in place of a hash, so Apollo finds its
    * parsed and validated copy in the document store (no parse, no validation); drops the
    * `persistedQuery` extension of a listed document (it needs no APQ registration, and APQ is off
-   * in enforce mode); sets the cache headers of GET reads by hash.
+   * in enforce mode).
    */
   apolloPlugin(): ApolloServerPlugin<GraphQLContext> {
-    const maxAgeS = this.options.maxAgeS;
     return {
       requestDidStart: async (rc) => {
         const http = rc.request.http;
@@ -405,32 +395,10 @@ export class TrustedDocuments {
           const { persistedQuery: _dropped, ...rest } = rc.request.extensions;
           rc.request.extensions = rest;
         }
-        if (!listed || ref.kind !== 'hash' || http?.method !== 'GET') return;
-        return {
-          async willSendResponse(rc) {
-            const body = rc.response.body;
-            if (body.kind !== 'single' || body.singleResult.errors || (rc.response.http.status ?? 200) !== 200) return;
-            // Only answers without errors are shared: an anonymous caller that got all of them
-            // reached public fields only, which any key reads the same.
-            const anonymous = rc.contextValue.caller === null;
-            if (!anonymous) rc.response.http.headers.set('cache-control', 'private');
-            else if (maxAgeS > 0) rc.response.http.headers.set('cache-control', `public, max-age=${maxAgeS}`);
-            rc.response.http.headers.set(CACHEABLE_HEADER, '1');
-          },
-        };
+        // Cache headers and ETags: every read's (src/http/response-cache.ts), by hash or not.
       },
     };
   }
-
-  /**
-   * Route onSend of GET /graphql: a strong ETag (and 304 on `If-None-Match`) on the answers the
-   * plugin marked cacheable; the marker header itself never leaves.
-   */
-  readonly onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    if (request.method !== 'GET' || reply.getHeader(CACHEABLE_HEADER) === undefined) return payload;
-    reply.removeHeader(CACHEABLE_HEADER);
-    return etagOnSend(request, reply, payload);
-  };
 
   /**
    * Apollo's document store, with the listed documents answered from the list: Apollo looks up

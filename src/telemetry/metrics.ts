@@ -33,6 +33,20 @@ export function joinClusterMetrics(): void {
   AggregatorRegistry.setRegistries([]);
 }
 
+/**
+ * The response cache's tallies, as src/http/response-cache.store.ts counts them: said here by shape,
+ * so telemetry (below http/ on the floors) does not import it.
+ */
+interface ResponseCacheStats {
+  hits: number;
+  misses: number;
+  bypasses: number;
+  invalidations: number;
+  invalidationFailures: number;
+  entries: number;
+  bytes: number;
+}
+
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
 let openSubscriptionsSource: (() => number) | null = null;
 
@@ -68,10 +82,12 @@ export interface MetricsOptions {
   /** Every pool with its name, role, state and reads (PostgreSQL: the primary and each replica). */
   pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
-  /** The trusted-document tallies (graphql/trusted-documents.ts), when TRUSTED_DOCUMENTS is on. */
+  /** The trusted-document tallies (policy/trusted-documents.ts), when TRUSTED_DOCUMENTS is on. */
   /** The trusted list's tallies (TrustedDocuments.counts, src/policy/trusted-documents.ts). */
   trustedDocuments?: () =>
     { listed: number; refused: Record<string, number>; reloads: { ok: number; failed: number } } | undefined;
+  /** The response cache's tallies (http/response-cache.store.ts), when RESPONSE_CACHE_TTL_S > 0. */
+  responseCache?: () => ResponseCacheStats | undefined;
 }
 
 /** The label of operation names past the bound, of anonymous operations, and of unparsed ones. */
@@ -206,6 +222,65 @@ function registerCacheCounters(registry: Registry, read: () => CacheCounts | und
   );
 }
 
+/**
+ * The response cache's counters and gauges, read from its tallies at each scrape (a hit adds one
+ * integer, no label lookup). Entries and bytes are the in-process store's (Redis reports its own).
+ */
+function registerResponseCacheMetrics(registry: Registry, read: () => ResponseCacheStats | undefined): void {
+  const fromTally = (name: string, help: string, pick: (s: ResponseCacheStats) => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = read();
+        if (!stats) return;
+        const now = pick(stats);
+        if (now > reported) this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  fromTally('response_cache_hits_total', 'GraphQL requests answered from the response cache', (s) => s.hits);
+  fromTally(
+    'response_cache_misses_total',
+    'Cacheable GraphQL requests (no credentials) not found in the response cache',
+    (s) => s.misses,
+  );
+  fromTally(
+    'response_cache_bypasses_total',
+    'Cacheable GraphQL requests that skipped the cache while it could not be trusted (Redis away, LISTEN down)',
+    (s) => s.bypasses,
+  );
+  fromTally(
+    'response_cache_invalidations_total',
+    'Times this process dropped every entry: writes here or heard of, and resyncs after an outage',
+    (s) => s.invalidations,
+  );
+  fromTally(
+    'response_cache_invalidation_failures_total',
+    'Mutations answered before their invalidation reached Redis (unreachable for longer than the wait)',
+    (s) => s.invalidationFailures,
+  );
+  const gauge = (name: string, help: string, pick: (s: ResponseCacheStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = read();
+        if (stats) this.set(pick(stats));
+      },
+    });
+  gauge('response_cache_entries', 'Answers held by the in-process response cache', (s) => s.entries);
+  gauge(
+    'response_cache_bytes',
+    'Estimated bytes held by the in-process response cache (bounded by RESPONSE_CACHE_MAX_BYTES)',
+    (s) => s.bytes,
+  );
+}
+
 /** GET /metrics on its own HTTP server at host:port, started and closed with `app`. */
 function serveMetrics(app: FastifyInstance, registry: Registry, listen: { host: string; port: number }): void {
   const server = http.createServer((req, res) => {
@@ -291,6 +366,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   if (options.pool || options.pools) registerPoolGauges(registry, options);
   if (options.pools) registerReadCounters(registry, options.pools);
   if (options.apiKeyCache) registerCacheCounters(registry, options.apiKeyCache);
+  if (options.responseCache) registerResponseCacheMetrics(registry, options.responseCache);
 
   if (options.trustedDocuments) {
     const read = options.trustedDocuments;

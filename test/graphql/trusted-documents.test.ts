@@ -218,7 +218,7 @@ describe('TRUSTED_DOCUMENTS=enforce', () => {
     expect(first.headers.get('cache-control')).toBe('public, max-age=60');
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[\w-]+"$/);
-    expect(first.headers.get('x-trusted-document-cacheable')).toBeNull();
+    expect(first.headers.get('x-petstore-cache-policy')).toBeNull();
     const again = await get(t, params, { 'if-none-match': etag! });
     expect(again.status).toBe(304);
     // Apollo's wire format too.
@@ -227,17 +227,19 @@ describe('TRUSTED_DOCUMENTS=enforce', () => {
     expect(apollo.headers.get('etag')).toBe(etag);
   });
 
-  it('keeps reads with a key private, and answers with errors or in full uncached', async () => {
+  it('keeps reads with a key private, answers with errors uncached, and full documents under the same policy', async () => {
     const params = { documentId: `sha256:${sha256(PET)}`, variables: { id: petId } };
     const keyed = await get(t, params, t.admin);
-    expect(keyed.headers.get('cache-control')).toBe('private');
+    expect(keyed.headers.get('cache-control')).toBe('private, no-cache');
     const missing = await get(t, { ...params, variables: { id: 'not-an-id' } });
     expect(missing.body.errors).toBeDefined();
-    expect(missing.headers.get('cache-control')).toBeNull();
-    const full = await get(t, { query: PET, variables: { id: petId } });
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+    expect(missing.headers.get('etag')).toBeNull();
+    // One policy for every read (docs/caching.md): by hash or in full, the same headers and tag.
+    const full = await get(t, { query: PET, variables: { id: petId } }, t.admin);
     expect(full.status).toBe(200);
-    expect(full.headers.get('cache-control')).toBeNull();
-    expect(full.headers.get('etag')).toBeNull();
+    expect(full.headers.get('cache-control')).toBe('private, no-cache');
+    expect(full.headers.get('etag')).toBe(keyed.headers.get('etag'));
   });
 
   describe('over WebSocket (graphql-ws)', () => {

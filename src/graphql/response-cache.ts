@@ -1,0 +1,266 @@
+/**
+ * HTTP caching of GraphQL answers and the gateway's response cache (docs/caching.md).
+ *
+ * - Headers, on every answer of /graphql that Apollo produced: `Cache-Control` from the operation's
+ *   policy (src/graphql/cache-policy.ts) and CACHE_PUBLIC_MAX_AGE_S, `Vary: Accept, Accept-Encoding,
+ *   Authorization`, a strong `ETag` on every 200 read without errors, and `304 Not Modified` (no
+ *   body) for a GET whose `If-None-Match` holds that tag.
+ * - The response cache (RESPONSE_CACHE_TTL_S > 0): a request without credentials is looked up
+ *   before Apollo sees it (a route preHandler, after the rate limit and the trusted-document and
+ *   cost checks); a hit is answered from the store, with `Age`, without parsing, validating or
+ *   touching the database. A miss runs as usual, and its answer is stored when it is `public`.
+ *
+ * Hand-written rather than `@apollo/server-plugin-response-cache` or `@envelop/response-cache`:
+ * Apollo's plugin serves hits from inside Apollo's request pipeline (after parsing, validation and
+ * every plugin) and takes its policy from the per-field cache-control plugin this service turned
+ * off for its cost; Envelop's belongs to Envelop's pipeline. What is generic is a library: the LRU
+ * (lru-cache), Redis (ioredis), the policy model (@apollo/cache-control-types).
+ */
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { CACHE_POLICY_HEADER } from './cache-policy';
+import { entityTag, ifNoneMatchHits } from '../http/etag';
+import type { Database } from '../db/database';
+import type { Unlisten } from '../db/listen';
+import { STORE_EVENTS_CHANNEL } from '../modules/events/store-events';
+import { MemoryStore, RedisStore, type CachedAnswer, type ResponseCacheStore } from '../http/response-cache.store';
+
+/** The channel a mutation notifies in-process caches of other processes on (memory store, PostgreSQL). */
+export const RESPONSE_CACHE_CHANNEL = 'response_cache';
+
+/** The request headers a GraphQL answer depends on (besides the query itself). */
+export const GRAPHQL_VARY = ['Accept', 'Accept-Encoding', 'Authorization'];
+
+export interface HttpCacheSettings {
+  /** `Cache-Control: public, max-age` of anonymous public reads; 0: `no-cache` (revalidate each time). */
+  publicMaxAgeS: number;
+  /** Response cache lifetime of an entry; 0: no response cache. */
+  responseTtlS: number;
+  /** In-process store bound (bytes). */
+  maxBytes: number;
+  /** REDIS_URL: the store is shared through Redis. */
+  redisUrl: string | null;
+  redisPrefix: string;
+  /**
+   * Every answer holds something of its caller's (the cost budget's `extensions.cost`): nothing is
+   * public, and the response cache stays off.
+   */
+  perCaller?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the response cache's lookup on a miss: where and in which generation to store the answer. */
+    responseCacheMiss: { key: string; gen: string } | null;
+  }
+}
+
+/** Adds `names` to the reply's Vary header, each once (compared without case). */
+function appendVary(reply: FastifyReply, names: string[]): void {
+  const current = reply.getHeader('vary');
+  const list =
+    current === undefined
+      ? []
+      : String(current)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  if (list.includes('*')) return;
+  const have = new Set(list.map((s) => s.toLowerCase()));
+  for (const name of names) if (!have.has(name.toLowerCase())) list.push(name);
+  reply.header('vary', list.join(', '));
+}
+
+/** One operation as it arrived (GET's query string or a POST body), normalised, or null when not cacheable. */
+function operationOf(request: FastifyRequest): unknown[] | null {
+  let source: Record<string, unknown>;
+  if (request.method === 'GET') {
+    source = (request.query ?? {}) as Record<string, unknown>;
+    const parsed: Record<string, unknown> = {};
+    for (const name of ['query', 'operationName', 'variables', 'extensions', 'documentId']) {
+      const value = source[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') return null; // repeated parameters: Apollo's to refuse
+      if (name === 'variables' || name === 'extensions') {
+        try {
+          parsed[name] = JSON.parse(value);
+        } catch {
+          return null;
+        }
+      } else parsed[name] = value;
+    }
+    source = parsed;
+  } else if (request.method === 'POST') {
+    const body = request.body;
+    // A batch is answered as a whole and never cached.
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+    source = body as Record<string, unknown>;
+  } else return null;
+  if (source.query === undefined && source.extensions === undefined && source.documentId === undefined) return null;
+  return [
+    source.query ?? null,
+    source.operationName ?? null,
+    source.variables ?? null,
+    source.extensions ?? null,
+    source.documentId ?? null,
+  ];
+}
+
+export interface GraphQLCache {
+  /** The store, when RESPONSE_CACHE_TTL_S > 0. */
+  store: ResponseCacheStore | null;
+  /** Route preHandler of /graphql: answers hits. */
+  lookup(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /** Route onSend of /graphql: the headers, 304s, and storing misses. */
+  onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown>;
+  /** Called by the cache-policy plugin after every mutation, before its answer. */
+  invalidate(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the HTTP cache of /graphql; with a response cache, starts its store (and, in process,
+ * its LISTEN for writes made by other processes).
+ */
+export async function createGraphQLCache(
+  settings: HttpCacheSettings,
+  db: Pick<Database, 'kind' | 'listen' | 'prisma'>,
+  log: FastifyBaseLogger,
+): Promise<GraphQLCache> {
+  let store: ResponseCacheStore | null = null;
+  const unlisten: Unlisten[] = [];
+  if (settings.perCaller && settings.responseTtlS > 0)
+    log.warn(
+      "response cache off: with RATE_LIMIT_COST_BUDGET every answer carries its caller's budget (extensions.cost), so none can be shared",
+    );
+  const ttlMs = settings.perCaller ? 0 : settings.responseTtlS * 1000;
+  if (ttlMs > 0 && settings.redisUrl) {
+    store = new RedisStore({ url: settings.redisUrl, prefix: settings.redisPrefix, log });
+  } else if (ttlMs > 0) {
+    const memory = new MemoryStore(settings.maxBytes);
+    store = memory;
+    // Writes of other processes (and store events, whoever made them) drop this process's entries;
+    // while a channel is down the cache is bypassed, and flushed when it is back (a fresh start of
+    // LISTEN reports up, which flushes an empty cache: harmless).
+    const up = new Map<string, boolean>();
+    for (const channel of [RESPONSE_CACHE_CHANNEL, STORE_EVENTS_CHANNEL]) {
+      up.set(channel, false);
+      memory.setSynced(false);
+      unlisten.push(
+        await db.listen(channel, {
+          onNotify: () => memory.bump(),
+          onState(listening) {
+            up.set(channel, listening);
+            const all = [...up.values()].every(Boolean);
+            if (!all) log.warn({ channel }, 'response cache: LISTEN lost, bypassing the cache until it is back');
+            memory.setSynced(all);
+          },
+        }),
+      );
+    }
+  }
+
+  const invalidate = async (): Promise<void> => {
+    if (!store) return;
+    await store.invalidate();
+    // Other processes' in-process caches: told over PostgreSQL (the embedded database has no others).
+    if (store.kind === 'memory' && db.kind === 'postgres') {
+      try {
+        await db.prisma.$queryRaw`SELECT pg_notify(${RESPONSE_CACHE_CHANNEL}, '')`;
+      } catch (error) {
+        log.error({ err: error }, 'response cache: could not notify other processes of a write');
+      }
+    }
+  };
+
+  const sendHit = (request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) => {
+    reply.header('etag', answer.etag);
+    reply.header('cache-control', answer.cacheControl);
+    appendVary(reply, GRAPHQL_VARY);
+    reply.header('age', Math.max(0, Math.floor((Date.now() - answer.storedAt) / 1000)));
+    if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], answer.etag)) {
+      return reply.code(304).send('');
+    }
+    return reply.code(200).header('content-type', answer.contentType).send(answer.body);
+  };
+
+  return {
+    store,
+    invalidate,
+    async lookup(request, reply) {
+      request.responseCacheMiss = null;
+      // Credentials of any kind (a key, a token, a malformed header) are never served from the cache.
+      if (!store || request.headers.authorization !== undefined || request.headers.upgrade !== undefined) return;
+      const operation = operationOf(request);
+      if (!operation) return;
+      const accept = request.headers.accept ?? '';
+      const key = crypto
+        .createHash('sha256')
+        .update(JSON.stringify([accept, ...operation]))
+        .digest('base64url');
+      const found = await store.lookup(key);
+      if (!found) {
+        store.stats.bypasses++;
+        return;
+      }
+      if (found.answer) {
+        store.stats.hits++;
+        return sendHit(request, reply, found.answer);
+      }
+      store.stats.misses++;
+      request.responseCacheMiss = { key, gen: found.gen };
+    },
+    async onSend(request, reply, payload) {
+      const marker = reply.getHeader(CACHE_POLICY_HEADER);
+      if (marker === undefined) {
+        // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook.
+        if (reply.statusCode >= 400 && reply.getHeader('cache-control') === undefined)
+          reply.header('cache-control', 'no-store');
+        return payload;
+      }
+      reply.removeHeader(CACHE_POLICY_HEADER);
+      appendVary(reply, GRAPHQL_VARY);
+      const policy = String(marker);
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+      if (policy === 'no-store' || reply.statusCode !== 200 || Array.isArray(request.body) || body === null) {
+        reply.header('cache-control', 'no-store');
+        return payload;
+      }
+      const etag = entityTag(body);
+      reply.header('etag', etag);
+      let cacheControl = 'private, no-cache';
+      let storeForMs = 0;
+      if (policy.startsWith('public') && !settings.perCaller) {
+        const hinted = policy.includes(';') ? Number(policy.slice(policy.indexOf(';') + 1)) : Infinity;
+        const maxAge = Math.min(settings.publicMaxAgeS, hinted);
+        cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache';
+        storeForMs = Math.min(ttlMs, hinted * 1000);
+      }
+      reply.header('cache-control', cacheControl);
+      const miss = request.responseCacheMiss;
+      if (store && miss && storeForMs > 0) {
+        store.save(
+          miss.key,
+          {
+            gen: miss.gen,
+            storedAt: Date.now(),
+            etag,
+            contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+            cacheControl,
+            body,
+          },
+          storeForMs,
+        );
+      }
+      if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+        reply.code(304).removeHeader('content-type');
+        return '';
+      }
+      return payload;
+    },
+    async stop() {
+      for (const u of unlisten) await u();
+      await store?.stop();
+    },
+  };
+}

@@ -1,0 +1,289 @@
+/**
+ * Where the response cache keeps answers (docs/caching.md): in this process (an LRU bounded in
+ * bytes, lru-cache) or in Redis (REDIS_URL, shared by every process), and how it is never stale
+ * after a write through the gateway.
+ *
+ * Invalidation is a generation: every entry records the generation that was current when its
+ * request looked it up (before the answer was computed), and is served only while that is still
+ * the current one. Every mutation moves the generation on after it has run and before it answers.
+ * An answer computed from data older than a write therefore carries a generation older than that
+ * write's: its reader looked the generation up before the write moved it, and read the database
+ * after. (A global generation, not one per entity: a write drops every entry, which is always right;
+ * writes are rare next to catalogue reads.)
+ *
+ * - memory: the generation is a number in the process; a mutation here moves it at once, a mutation
+ *   in another process (or a store event, or a write outside the gateway that fires one) reaches it
+ *   over PostgreSQL LISTEN. While LISTEN is down the cache is bypassed, and when it is back every
+ *   entry is dropped: what was missed cannot have been kept.
+ * - redis: the generation is a Redis key read in the same round trip as the entry (MGET), so a
+ *   write through any process is seen by the next lookup in every process. Redis away: bypassed
+ *   (lookups fail fast). A process whose connection came back moves the generation on before it
+ *   serves again (its own writes, or a Redis restored from an older snapshot, may have been missed).
+ */
+import Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+
+/** An answer as stored: what a hit sends back, and the generation it was computed in. */
+export interface CachedAnswer {
+  gen: string;
+  /** Unix ms when it was stored: the `Age` header of a hit. */
+  storedAt: number;
+  etag: string;
+  contentType: string;
+  cacheControl: string;
+  body: string;
+}
+
+/** What a lookup found: the current generation, and the entry when one is current. */
+export interface Lookup {
+  gen: string;
+  answer: CachedAnswer | undefined;
+}
+
+export interface ResponseCacheStats {
+  hits: number;
+  misses: number;
+  /** Eligible requests answered without the cache (not synced: Redis away, LISTEN down). */
+  bypasses: number;
+  /** Generation moves: writes here, writes heard of, resyncs. */
+  invalidations: number;
+  /** Mutations whose invalidation could not be made in time (redis: Redis unreachable). */
+  invalidationFailures: number;
+  /** In-process store only (Redis keeps its own: INFO keyspace / memory). */
+  entries: number;
+  bytes: number;
+}
+
+export interface ResponseCacheStore {
+  readonly kind: 'memory' | 'redis';
+  /** Null when the store cannot answer now: the request bypasses the cache. */
+  lookup(key: string): Promise<Lookup | null>;
+  save(key: string, answer: CachedAnswer, ttlMs: number): void;
+  /** Moves the generation on (a write); resolves once every process will see it. */
+  invalidate(): Promise<void>;
+  readonly stats: ResponseCacheStats;
+  stop(): Promise<void>;
+}
+
+function newStats(): ResponseCacheStats {
+  return { hits: 0, misses: 0, bypasses: 0, invalidations: 0, invalidationFailures: 0, entries: 0, bytes: 0 };
+}
+
+/** Largest answer kept (bytes of JSON): bigger ones are rare and would crowd out the rest. */
+export const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/**
+ * The in-process store. `synced` is false while the invalidation channel (LISTEN) is down: the
+ * cache is bypassed then, and flushed when it resumes (`setSynced(true)`).
+ */
+export class MemoryStore implements ResponseCacheStore {
+  readonly kind = 'memory' as const;
+  readonly stats = newStats();
+  #gen = 0;
+  #synced = true;
+  readonly #lru: LRUCache<string, CachedAnswer>;
+
+  constructor(maxBytes: number) {
+    this.#lru = new LRUCache<string, CachedAnswer>({
+      maxSize: maxBytes,
+      maxEntrySize: Math.min(MAX_ENTRY_BYTES, maxBytes),
+      // UTF-16 in V8's heap, plus the key and the headers: an estimate on the safe side.
+      sizeCalculation: (a, key) => 2 * (a.body.length + key.length + a.etag.length + a.contentType.length) + 200,
+    });
+    const lru = this.#lru;
+    Object.defineProperties(this.stats, {
+      entries: { get: () => lru.size, enumerable: true },
+      bytes: { get: () => lru.calculatedSize, enumerable: true },
+    });
+  }
+
+  async lookup(key: string): Promise<Lookup | null> {
+    if (!this.#synced) return null;
+    const gen = String(this.#gen);
+    const answer = this.#lru.get(key);
+    return { gen, answer: answer?.gen === gen ? answer : undefined };
+  }
+
+  save(key: string, answer: CachedAnswer, ttlMs: number): void {
+    // Computed before the generation moved: already stale, never stored.
+    if (answer.gen !== String(this.#gen) || !this.#synced) return;
+    this.#lru.set(key, answer, { ttl: ttlMs });
+  }
+
+  /** Drops everything, now (this process). */
+  bump(): void {
+    this.#gen++;
+    this.#lru.clear();
+    this.stats.invalidations++;
+  }
+
+  async invalidate(): Promise<void> {
+    this.bump();
+  }
+
+  /** The invalidation channel's state: down bypasses; back up flushes first. */
+  setSynced(synced: boolean): void {
+    if (synced && !this.#synced) this.bump();
+    this.#synced = synced;
+  }
+
+  async stop(): Promise<void> {
+    this.#lru.clear();
+  }
+}
+
+/** How long a request may wait for Redis (connecting, each command): a hit must stay cheap. */
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** How long a mutation's answer waits for its invalidation to reach Redis before it is sent anyway. */
+export const INVALIDATION_WAIT_MS = 5_000;
+
+export interface RedisStoreOptions {
+  url: string;
+  prefix: string;
+  log: { info(msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Overrides INVALIDATION_WAIT_MS (tests). */
+  invalidationWaitMs?: number;
+}
+
+/** The shared store: entries and the generation in Redis. */
+export class RedisStore implements ResponseCacheStore {
+  readonly kind = 'redis' as const;
+  readonly stats = newStats();
+  readonly #redis: Redis;
+  readonly #genKey: string;
+  readonly #prefix: string;
+  /** Connected, and every invalidation this process owes has been made. */
+  #synced = false;
+  #everConnected = false;
+  /** An invalidation that could not be made yet (Redis away): retried until it is. */
+  #owed: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(private readonly options: RedisStoreOptions) {
+    this.#prefix = options.prefix;
+    this.#genKey = `${options.prefix}gen`;
+    this.#redis = new Redis(options.url, {
+      // Never queue a command while disconnected: a lookup then bypasses at once.
+      enableOfflineQueue: false,
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    this.#redis.on('ready', () => void this.#onReady());
+    this.#redis.on('close', () => {
+      if (this.#synced && !this.#stopped)
+        options.log.warn({}, 'response cache: Redis unavailable, bypassing the cache');
+      this.#synced = false;
+    });
+    // Reported by 'close' (once per outage); ioredis emits one per failed attempt.
+    this.#redis.on('error', () => undefined);
+  }
+
+  async #onReady(): Promise<void> {
+    const first = !this.#everConnected;
+    this.#everConnected = true;
+    try {
+      // Back after an outage: whatever was missed meanwhile is dropped before anything is served.
+      if (!first || this.#owed) await this.#incr();
+      this.#owed = null;
+      this.#synced = true;
+      this.options.log.info(first ? 'response cache: Redis connected' : 'response cache: Redis is back, cache flushed');
+    } catch {
+      // The connection failed again: the next 'ready' tries again.
+    }
+  }
+
+  async #incr(): Promise<void> {
+    await this.#redis.incr(this.#genKey);
+    this.stats.invalidations++;
+  }
+
+  async lookup(key: string): Promise<Lookup | null> {
+    if (!this.#synced || this.#redis.status !== 'ready') return null;
+    try {
+      const [gen, raw] = await this.#redis.mget(this.#genKey, `${this.#prefix}e:${key}`);
+      const current = gen ?? '0';
+      const answer = raw ? decode(raw) : undefined;
+      return { gen: current, answer: answer?.gen === current ? answer : undefined };
+    } catch {
+      return null;
+    }
+  }
+
+  save(key: string, answer: CachedAnswer, ttlMs: number): void {
+    if (!this.#synced || answer.body.length > MAX_ENTRY_BYTES) return;
+    this.#redis.set(`${this.#prefix}e:${key}`, encode(answer), 'PX', ttlMs).catch(() => undefined);
+  }
+
+  /**
+   * Moves the shared generation on. If Redis cannot be reached, this process stops using the cache
+   * and keeps trying in the background; the mutation's answer waits up to INVALIDATION_WAIT_MS for
+   * it, so that in any outage shorter than that, no process serves an answer older than a write
+   * that has been answered.
+   */
+  async invalidate(): Promise<void> {
+    try {
+      await this.#incr();
+      return;
+    } catch {
+      this.#synced = false;
+    }
+    this.#owed ??= this.#retry();
+    const waitMs = this.options.invalidationWaitMs ?? INVALIDATION_WAIT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const made = await Promise.race([
+      this.#owed.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!made) {
+      this.stats.invalidationFailures++;
+      this.options.log.error(
+        { waitedMs: waitMs },
+        'response cache: a write could not invalidate the shared cache (Redis unreachable); it will when Redis is back, and this process bypasses the cache until then',
+      );
+    }
+  }
+
+  async #retry(): Promise<void> {
+    for (;;) {
+      if (this.#stopped) return;
+      await new Promise((resolve) => setTimeout(resolve, 100).unref());
+      if (this.#redis.status !== 'ready') continue;
+      try {
+        await this.#incr();
+        this.#owed = null;
+        this.#synced = true;
+        return;
+      } catch {
+        // Still away.
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#synced = false;
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}
+
+// One string per entry: the headers a hit needs on the first lines, the body after.
+function encode(a: CachedAnswer): string {
+  return `${a.gen}\n${a.storedAt}\n${a.etag}\n${a.contentType}\n${a.cacheControl}\n${a.body}`;
+}
+
+function decode(raw: string): CachedAnswer | undefined {
+  const parts: string[] = [];
+  let at = 0;
+  for (let i = 0; i < 5; i++) {
+    const nl = raw.indexOf('\n', at);
+    if (nl < 0) return undefined;
+    parts.push(raw.slice(at, nl));
+    at = nl + 1;
+  }
+  const [gen, storedAt, etag, contentType, cacheControl] = parts as [string, string, string, string, string];
+  return { gen, storedAt: Number(storedAt), etag, contentType, cacheControl, body: raw.slice(at) };
+}

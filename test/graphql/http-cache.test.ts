@@ -1,0 +1,313 @@
+/**
+ * HTTP caching of GraphQL reads and the in-process response cache (docs/caching.md), through HTTP:
+ * Cache-Control from the operation's policy, Vary, ETag and 304, the response cache's hits (Age,
+ * no SQL statement), what is never cached, and invalidation by a mutation in the same process.
+ * Two processes, Redis and lost channels: test/http/response-cache-processes.test.ts.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import { parse } from 'graphql';
+import { createSchema } from '../../src/schema/schema';
+import { computeCachePolicy } from '../../src/graphql/cache-policy';
+import { createTestApp, createApiKey, type TestApp } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { freePort } from '../helpers/server-process';
+
+const PET = 'query Pet($id: ID!) { pet(id: $id) { id name status inventory { quantity } } }';
+const PETS = '{ pets(first: 50) { totalCount nodes { id name status } } }';
+
+async function get(t: TestApp, params: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const search = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
+  return t.app.inject({ method: 'GET', url: `/graphql?${search}`, headers });
+}
+
+async function post(t: TestApp, body: unknown, headers: Record<string, string> = {}) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
+}
+
+const dataOf = (res: LightMyRequestResponse) => (res.json() as { data: Record<string, any> }).data;
+
+describe('the cache policy of an operation (computed from the document once)', () => {
+  let schema: Awaited<ReturnType<typeof createSchema>>;
+  beforeAll(async () => {
+    schema = await createSchema();
+  });
+  const policyOf = (source: string) => {
+    const document = parse(source);
+    const operation = document.definitions.find((d) => d.kind === 'OperationDefinition')!;
+    return computeCachePolicy(schema, document, operation as never);
+  };
+
+  it('makes the catalogue public, and orders (even through a fragment on a public type), mutations and unknowns private', () => {
+    expect(policyOf(PETS).scope).toBe('PUBLIC');
+    expect(
+      policyOf('{ categories { nodes { name pets { totalCount } } } inventorySummary { status quantity } }').scope,
+    ).toBe('PUBLIC');
+    expect(policyOf('{ __schema { types { name } } }').scope).toBe('PUBLIC');
+    expect(policyOf('{ orders { totalCount } }').scope).toBe('PRIVATE');
+    expect(policyOf('{ pet(id: 1) { ...P } } fragment P on Pet { orders { totalCount } }').scope).toBe('PRIVATE');
+    expect(policyOf('{ node(nodeId: "x") { ... on Order { quantity } } }').scope).toBe('PRIVATE');
+    expect(policyOf('mutation { deletePet(id: 1) { id } }')).toMatchObject({ scope: 'PRIVATE', write: true });
+  });
+});
+
+describe('HTTP cache headers of GraphQL answers', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+  let keyed: TestApp;
+  let petId: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await createTestApp({ database: db, env: { CACHE_PUBLIC_MAX_AGE_S: '30' } });
+    // The older setting's name still sets the same value.
+    keyed = await createTestApp({ database: db, env: { TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: '45' } });
+    const category = dataOf(
+      await post(t, { query: 'mutation { createCategory(input: { name: "Dogs" }) { id } }' }, t.admin),
+    );
+    petId = dataOf(
+      await post(
+        t,
+        {
+          query: 'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }',
+          variables: { c: category.createCategory.id },
+        },
+        t.admin,
+      ),
+    ).createPet.id;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await keyed?.close();
+    await db?.destroy();
+  });
+
+  it('marks an anonymous public read public with CACHE_PUBLIC_MAX_AGE_S, Vary, and a strong ETag; 304 on If-None-Match', async () => {
+    const first = await get(t, { query: PET, variables: { id: petId } });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('public, max-age=30');
+    const vary = String(first.headers.vary).toLowerCase().split(/, */);
+    expect(vary).toEqual(expect.arrayContaining(['accept', 'accept-encoding', 'authorization']));
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers['x-petstore-cache-policy']).toBeUndefined();
+    const again = await get(t, { query: PET, variables: { id: petId } }, { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    // POST computes the same policy and tag (a POST is never answered 304).
+    const byPost = await post(t, { query: PET, variables: { id: petId } });
+    expect([byPost.headers['cache-control'], byPost.headers.etag]).toEqual(['public, max-age=30', etag]);
+    expect(
+      (await keyed.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(PETS)}` })).headers[
+        'cache-control'
+      ],
+    ).toBe('public, max-age=45');
+  });
+
+  it('keeps a read with credentials or a private field private, and mutations and errors no-store', async () => {
+    const withKey = await get(t, { query: PET, variables: { id: petId } }, t.admin);
+    expect(withKey.headers['cache-control']).toBe('private, no-cache');
+    expect(withKey.headers.etag).toBeDefined();
+    // A read through a key's field: private even for its tag's sake.
+    const orders = await post(t, { query: `{ pet(id: ${petId}) { name orders { totalCount } } }` }, t.admin);
+    expect(orders.statusCode).toBe(200);
+    expect(orders.headers['cache-control']).toBe('private, no-cache');
+    const refused = await post(t, { query: '{ orders { totalCount } }' });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    const mutation = await post(
+      t,
+      { query: `mutation { setPetStatus(id: ${petId}, status: AVAILABLE) { id } }` },
+      t.admin,
+    );
+    expect(mutation.headers['cache-control']).toBe('no-store');
+    expect(mutation.headers.etag).toBeUndefined();
+    const bad = await get(t, { query: PET, variables: { id: 'nope' } });
+    expect(bad.headers['cache-control']).toBe('no-store');
+  });
+
+  it('sends no-cache (revalidate every time) for public reads when CACHE_PUBLIC_MAX_AGE_S is 0, the default', async () => {
+    const plain = await createTestApp({ database: db });
+    try {
+      const res = await get(plain, { query: PETS });
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers.etag).toBeDefined();
+      expect(res.headers.age).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('the in-process response cache (RESPONSE_CACHE_TTL_S)', () => {
+  let t: TestApp;
+  let petId: string;
+  let categoryId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RESPONSE_CACHE_TTL_S: '60', CACHE_PUBLIC_MAX_AGE_S: '10' } });
+    categoryId = dataOf(
+      await post(t, { query: 'mutation { createCategory(input: { name: "Cats" }) { id } }' }, t.admin),
+    ).createCategory.id;
+    petId = dataOf(
+      await post(
+        t,
+        {
+          query: 'mutation($c: ID!) { createPet(input: { name: "Tom", categoryId: $c }) { id } }',
+          variables: { c: categoryId },
+        },
+        t.admin,
+      ),
+    ).createPet.id;
+    await post(
+      t,
+      { query: `mutation { updateInventory(petId: ${petId}, input: { quantity: 1 }) { quantity } }` },
+      t.admin,
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers a repeated anonymous read from the cache: Age, the same ETag, no SQL statement', async () => {
+    const first = await get(t, { query: PET, variables: { id: petId } });
+    expect(first.headers.age).toBeUndefined();
+    t.sql.reset();
+    const replies = [];
+    for (let i = 0; i < 20; i++) replies.push(await get(t, { query: PET, variables: { id: petId } }));
+    // Statements of this read, if any (the admin key's lastUsedAt write of the setup may land now).
+    const reads = () => t.sql.statements.filter((q) => !/"api_keys"/.test(q));
+    expect(reads()).toEqual([]);
+    for (const r of replies) {
+      expect(r.statusCode).toBe(200);
+      expect(r.headers.age).toMatch(/^\d+$/);
+      expect(r.headers.etag).toBe(first.headers.etag);
+      expect(r.headers['cache-control']).toBe('public, max-age=10');
+      expect(r.body).toBe(first.body);
+    }
+    const notModified = await get(
+      t,
+      { query: PET, variables: { id: petId } },
+      { 'if-none-match': String(first.headers.etag) },
+    );
+    expect(notModified.statusCode).toBe(304);
+    expect(reads()).toEqual([]);
+    // The same request by POST is the same entry.
+    const byPost = await post(t, { query: PET, variables: { id: petId } });
+    expect(byPost.headers.age).toBeDefined();
+    expect(reads()).toEqual([]);
+  });
+
+  it('keys by everything the answer depends on: variables, operation name, Accept', async () => {
+    await get(t, { query: PETS });
+    const other = await get(t, { query: PETS }, { accept: 'application/json' });
+    expect(other.headers.age).toBeUndefined();
+    expect(other.headers['content-type']).toMatch(/^application\/json/);
+    const graphqlResponse = await get(t, { query: PETS }, { accept: 'application/graphql-response+json' });
+    expect(graphqlResponse.headers['content-type']).toMatch(/^application\/graphql-response\+json/);
+    const otherVariables = await get(t, { query: PET, variables: { id: '999999' } });
+    expect(otherVariables.headers.age).toBeUndefined();
+    expect(dataOf(otherVariables).pet).toBeNull();
+  });
+
+  it('never serves or stores an answer for a request with credentials (a key, any Authorization header)', async () => {
+    const key = await createApiKey(t, ['orders:read']);
+    await get(t, { query: PET, variables: { id: petId } }, key);
+    t.sql.reset();
+    const again = await get(t, { query: PET, variables: { id: petId } }, key);
+    expect(again.headers.age).toBeUndefined();
+    expect(again.headers['cache-control']).toBe('private, no-cache');
+    expect(t.sql.count).toBeGreaterThan(0);
+    const bad = await get(t, { query: PET, variables: { id: petId } }, { authorization: 'Bearer nope' });
+    expect(bad.statusCode).toBe(401);
+  });
+
+  it('is never stale after a mutation: the object, the lists and counts, and what the rules change', async () => {
+    const LISTS = `query L($c: ID!) { category(id: $c) { pets { totalCount nodes { name status } } } inventorySummary { status quantity } }`;
+    const read = async () => {
+      await get(t, { query: LISTS, variables: { c: categoryId } });
+      const cached = await get(t, { query: LISTS, variables: { c: categoryId } });
+      expect(cached.headers.age).toBeDefined();
+      return dataOf(cached);
+    };
+    const before = await read();
+    expect(before.category.pets).toEqual({ totalCount: 1, nodes: [{ name: 'Tom', status: 'AVAILABLE' }] });
+    await post(t, { query: `mutation { updatePet(id: ${petId}, input: { name: "Thomas" }) { id } }` }, t.admin);
+    let after = dataOf(await get(t, { query: LISTS, variables: { c: categoryId } }));
+    expect(after.category.pets.nodes).toEqual([{ name: 'Thomas', status: 'AVAILABLE' }]);
+    await read();
+    // Ordering the last unit turns the pet PENDING: a change made by rule, not named by the mutation.
+    await post(t, { query: `mutation { placeOrder(input: { petId: ${petId}, quantity: 1 }) { id } }` }, t.admin);
+    after = dataOf(await get(t, { query: LISTS, variables: { c: categoryId } }));
+    expect(after.category.pets.nodes).toEqual([{ name: 'Thomas', status: 'PENDING' }]);
+    await read();
+    await post(
+      t,
+      {
+        query: 'mutation($c: ID!) { createPet(input: { name: "Felix", categoryId: $c }) { id } }',
+        variables: { c: categoryId },
+      },
+      t.admin,
+    );
+    after = dataOf(await get(t, { query: LISTS, variables: { c: categoryId } }));
+    expect(after.category.pets.totalCount).toBe(2);
+  });
+});
+
+describe('with a cost budget (RATE_LIMIT_COST_BUDGET)', () => {
+  it("shares nothing: every answer carries its caller's budget in extensions.cost", async () => {
+    const t = await createTestApp({
+      env: { RATE_LIMIT_COST_BUDGET: '1000000', RESPONSE_CACHE_TTL_S: '60', CACHE_PUBLIC_MAX_AGE_S: '60' },
+    });
+    try {
+      const first = await get(t, { query: PETS });
+      expect(first.statusCode).toBe(200);
+      expect((first.json() as { extensions?: { cost?: unknown } }).extensions?.cost).toBeDefined();
+      expect(first.headers['cache-control']).toBe('private, no-cache');
+      const again = await get(t, { query: PETS });
+      expect(again.headers.age).toBeUndefined();
+      expect(again.headers['cache-control']).toBe('private, no-cache');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('response cache metrics', () => {
+  it('counts hits, misses and invalidations, and reports entries and bytes', async () => {
+    const port = await freePort();
+    const t = await createTestApp({ env: { RESPONSE_CACHE_TTL_S: '60', METRICS_PORT: String(port) } });
+    const scrape = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      return {
+        hits: value('response_cache_hits_total'),
+        misses: value('response_cache_misses_total'),
+        invalidations: value('response_cache_invalidations_total'),
+        entries: value('response_cache_entries'),
+        bytes: value('response_cache_bytes'),
+      };
+    };
+    try {
+      const start = await scrape();
+      for (let i = 0; i < 3; i++) await get(t, { query: PETS });
+      const warm = await scrape();
+      expect(warm.hits - start.hits).toBe(2);
+      expect(warm.misses - start.misses).toBe(1);
+      expect(warm.entries).toBe(1);
+      expect(warm.bytes).toBeGreaterThan(0);
+      await post(t, { query: 'mutation { createCategory(input: { name: "Fish" }) { id } }' }, t.admin);
+      const after = await scrape();
+      expect(after.invalidations - warm.invalidations).toBeGreaterThanOrEqual(1);
+      expect(after.entries).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
