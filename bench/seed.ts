@@ -106,7 +106,8 @@ export async function seedPostgres(adminUrl: string): Promise<PostgresDataSet> {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  await seed({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+  // A large BENCH_SCALE takes longer to write than the gateway's statement timeout allows.
+  await seed({ kind: 'postgres', url: url.toString(), poolSize: 2, statementTimeoutMs: 30 * 60_000 });
   return {
     url: url.toString(),
     async drop() {
