@@ -8,12 +8,12 @@
  * shared_preload_libraries, which a shared server may not have.
  *
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
- * EXPLAIN_RUNS (default 200).
+ * EXPLAIN_RUNS (default 200), BENCH_SCALE (the data set's size, seed.ts).
  */
 import { Client } from 'pg';
 import { projectRoot } from '../src/config';
 import { captureStatements } from './capture';
-import { seedPostgres } from './seed';
+import { DATA, seedPostgres } from './seed';
 import { SHAPES } from './shapes';
 
 async function main(): Promise<void> {
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     await client.query('ANALYZE');
     const captured = captureStatements(projectRoot, data.url);
     console.log(
-      `# EXPLAIN of the compiled read shapes\n\nBench data set (seed.ts), PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}; mean of ${runs} EXPLAIN ANALYZE runs per statement.\n`,
+      `# EXPLAIN of the compiled read shapes\n\nBench data set (seed.ts: ${DATA.categories} categories, ${DATA.pets} pets, ${DATA.orders} orders), PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}; mean of ${runs} EXPLAIN ANALYZE runs per statement.\n`,
     );
     for (const shape of SHAPES) {
       const { statements } = captured.find((c) => c.shape === shape.name)!;

@@ -3,7 +3,8 @@
  * fresh PostgreSQL database or a fresh PGlite data directory, after the gateway's own migrations
  * (src/db/migrate.ts), so every target reads exactly the schema the gateway ships.
  *
- * 20 categories; 1,000 pets (ids 1..1000); one stock entry each; 5,000 orders (ids 1..5000). The
+ * 20 categories; 1,000 pets (ids 1..1000); one stock entry each; 5,000 orders (ids 1..5000), times
+ * BENCH_SCALE (`DATA`). The
  * rows respect the store rules' pet-status lifecycle (available <=> in stock, pending <=> no stock
  * and open orders, sold => no stock and no open orders):
  * - pets 1..100 are kept for W4 (placeOrder): available, 100,000 in stock each, no orders;
@@ -19,11 +20,31 @@ import { projectRoot } from '../src/config';
 import { createDatabase } from '../src/db/database';
 import { migrate } from '../src/db/migrate';
 
-export const DATA = { categories: 20, pets: 1000, orders: 5000, w4Pets: 100, w4Stock: 100_000 } as const;
+/**
+ * `BENCH_SCALE` multiplies the data set (categories, pets, orders; default 1): at 1 the 20 categories
+ * and 1,000 stock rows are small enough that PostgreSQL hashes whole tables where a production
+ * database, far larger, gets index probes. `BENCH_SCALE=100` (2,000 categories, 100,000 pets,
+ * 500,000 orders, ~10 s to seed) shows those plans. Pets per category stay 50.
+ */
+export const SCALE = benchScale(process.env.BENCH_SCALE);
+
+function benchScale(value: string | undefined): number {
+  const n = Number(value ?? 1);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`BENCH_SCALE: an integer of 1-1000, not ${value}`);
+  return n;
+}
+
+export const DATA = {
+  categories: 20 * SCALE,
+  pets: 1000 * SCALE,
+  orders: 5000 * SCALE,
+  w4Pets: 100,
+  w4Stock: 100_000,
+} as const;
 
 export const SEED_SQL = `
 INSERT INTO categories (id, name, description, updated_at)
-SELECT g, 'Category ' || lpad(g::text, 2, '0'),
+SELECT g, 'Category ' || lpad(g::text, ${String(DATA.categories).length}, '0'),
        CASE WHEN g % 4 = 0 THEN NULL ELSE 'Pets of kind ' || g || ', "friendly" & calm' END, now()
 FROM generate_series(1, ${DATA.categories}) g;
 
@@ -85,7 +106,8 @@ export async function seedPostgres(adminUrl: string): Promise<PostgresDataSet> {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  await seed({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+  // A large BENCH_SCALE takes longer to write than the gateway's statement timeout allows.
+  await seed({ kind: 'postgres', url: url.toString(), poolSize: 2, statementTimeoutMs: 30 * 60_000 });
   return {
     url: url.toString(),
     async drop() {

@@ -12,7 +12,8 @@
  * machine only ever adds CPU time: scheduling, caches), with the median beside it.
  * Clock ticks are 10 ms, so each measurement runs until it has taken at least half a second of CPU.
  *
- * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test).
+ * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
+ * BENCH_SCALE (the data set's size, seed.ts).
  * Linux only (/proc); PostgreSQL on this machine.
  */
 import fs from 'node:fs';
@@ -22,7 +23,7 @@ import { Client } from 'pg';
 import { projectRoot } from '../src/config';
 import { median } from './records';
 import { captureStatements, type CapturedShape } from './capture';
-import { seedPostgres } from './seed';
+import { DATA, seedPostgres } from './seed';
 import { SHAPES } from './shapes';
 
 /** CPU time (ms) the process `pid` has used, from /proc/<pid>/stat. */
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `PostgreSQL CPU per request (ms): lowest (median) of ${rounds} rounds of at least ${runs} prepared executions (and 0.5 s of CPU) each\n`,
+      `PostgreSQL CPU per request (ms): lowest (median) of ${rounds} rounds of at least ${runs} prepared executions (and 0.5 s of CPU) each; data set ${DATA.categories} categories, ${DATA.pets} pets, ${DATA.orders} orders (BENCH_SCALE)\n`,
     );
     console.log(`| shape | statements | this build |${values.baseline ? ' baseline | ratio |' : ''}`);
     console.log(`|---|---|---|${values.baseline ? '---|---|' : ''}`);

@@ -270,7 +270,7 @@ export async function buildApp({
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);
-  // Cache headers of GraphQL answers and the response cache (http/response-cache.ts, docs/caching.md).
+  // Cache headers of GraphQL answers and the response cache (graphql/response-cache.ts, docs/caching.md).
   // With a cost budget every answer reports its caller's budget (`extensions.cost`): none is shared.
   graphqlCache = await createGraphQLCache(
     { ...config.cache, redisUrl: config.rateLimit.redisUrl, perCaller: costBudget !== null },
@@ -334,7 +334,7 @@ export async function buildApp({
       // Last: a hit is answered only once every check above has passed.
       graphqlCache.lookup,
     ],
-    // Cache-Control, Vary, ETag and 304 of every answer; misses stored (http/response-cache.ts).
+    // Cache-Control, Vary, ETag and 304 of every answer; misses stored (graphql/response-cache.ts).
     onSend: graphqlCache.onSend,
     handler: tracing ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
   };

@@ -162,7 +162,7 @@ export function cachePolicyOf(
 }
 
 /**
- * The header by which the Apollo plugin tells the route's onSend hook (src/http/response-cache.ts)
+ * The header by which the Apollo plugin tells the route's onSend hook (src/graphql/response-cache.ts)
  * what the answer may be: `public` or `public;<max-age>`, `private`, or `no-store`. Apollo's plugins
  * cannot reach Fastify's reply, its response headers can; the hook removes it before sending.
  */
@@ -172,7 +172,7 @@ export interface CachePolicyPluginOptions {
   schema: GraphQLSchema;
   /**
    * Called once a mutation has run, before its answer is sent: the response cache drops every
-   * entry (src/http/response-cache.ts). Awaited: the answer waits for the invalidation.
+   * entry (src/graphql/response-cache.ts). Awaited: the answer waits for the invalidation.
    */
   onWrite?: () => Promise<void>;
 }

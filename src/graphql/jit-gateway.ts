@@ -24,6 +24,17 @@
  * Output needs nothing: graphql-jit serialises every leaf with its type's own `serialize` (it
  * special-cases built-in names only for input), so ids leave as strings of all their digits.
  *
+ * - `@skip` and `@include`. graphql-jit decides them inside its generated code, and gets it wrong
+ *   where a response key has a skipped and an included field node: the selections a fragment brings
+ *   below the skipped node do not inherit its condition (`category { id } category @skip(if: true)
+ *   { ... { name } }` answers `name`), a named fragment's fields share one condition across all its
+ *   uses, and every resolver's `info.fieldNodes` still holds the skipped nodes, so the read compiler
+ *   (src/read) could not tell which ones execute. graphql-jit therefore never sees either
+ *   directive: per request, the value of every `@skip`/`@include` of the operation is computed as
+ *   graphql-js computes it (`getDirectiveValues` over the coerced variables), and the operation is
+ *   compiled once per combination of those values, with the excluded selections removed and the
+ *   directives dropped (at most MAX_VARIANTS combinations per operation; graphql-js runs the rest).
+ *
  * A third difference is the schema's to respect: graphql-jit reads a field that has no resolver as a
  * plain property, where graphql-js's default resolver would call a function found there. A field whose
  * value is computed on demand needs a resolver of its own (`totalCount`, src/common/graphql/connection.ts).
@@ -35,6 +46,9 @@ import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import {
   BREAK,
   execute,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
   getVariableValues,
   GraphQLError,
   GraphQLScalarType,
@@ -46,9 +60,14 @@ import {
   visit,
   visitWithTypeInfo,
   type DefinitionNode,
+  type ASTNode,
+  type DirectiveNode,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLInputType,
+  type FieldNode,
+  type FragmentSpreadNode,
+  type InlineFragmentNode,
   type OperationDefinitionNode,
   type TypeNode,
   type ValueNode,
@@ -94,6 +113,25 @@ interface HoistedLiteral {
 export type CacheEntry =
   { kind: 'jit'; query: CompiledQuery['query']; literals: HoistedLiteral[] } | { kind: 'graphql-js'; reason: string };
 
+/** A selection carrying `@skip` or `@include`. */
+type ConditionedNode = FieldNode | InlineFragmentNode | FragmentSpreadNode;
+
+/**
+ * An operation's compilations: one per combination of the values of its `@skip`/`@include`
+ * directives (`conditioned`, in document order), keyed by those values ('' when it has none).
+ */
+interface OperationEntry {
+  conditioned: ConditionedNode[];
+  variants: Map<string, CacheEntry>;
+}
+
+/**
+ * Combinations of `@skip`/`@include` values compiled per operation. A client that sends more (an
+ * operation with many independent conditions, each request another combination) is executed by
+ * graphql-js beyond that, rather than compiling without bound.
+ */
+export const MAX_VARIANTS = 16;
+
 /**
  * The gateway handed to `new ApolloServer({ gateway })`. Its schema never changes, so
  * `onSchemaLoadOrUpdate` reports it once, on `load`.
@@ -105,7 +143,7 @@ export class JitGateway implements GatewayInterface {
    * node stands for both the document and the operation name, so another operation of the same
    * document can never be served this one's compiled code.
    */
-  private readonly cache = new LRUCache<OperationDefinitionNode, CacheEntry>({ max: JIT_CACHE_SIZE });
+  private readonly cache = new LRUCache<OperationDefinitionNode, OperationEntry>({ max: JIT_CACHE_SIZE });
   private readonly jitSchema: GraphQLSchema;
   private readonly listeners = new Set<SchemaCallback>();
 
@@ -137,10 +175,32 @@ export class JitGateway implements GatewayInterface {
     // name), graphql-js produces the error Apollo expects.
     const operation = rc.operation as OperationDefinitionNode | undefined;
     if (!operation) return this.executeWithGraphqlJs(rc);
-    let entry = this.cache.get(operation);
+    let operationEntry = this.cache.get(operation);
+    if (!operationEntry) {
+      operationEntry = { conditioned: conditionedSelections(rc.document, operation), variants: new Map() };
+      this.cache.set(operation, operationEntry);
+    }
+    const { conditioned, variants } = operationEntry;
+    let excluded: Set<ASTNode> | undefined;
+    let key = '';
+    let variables: Record<string, unknown> | undefined;
+    if (conditioned.length) {
+      // As graphql-js `execute` does it (the same call and error limit), so the errors are its own.
+      const coercion = this.coerce(operation, rc);
+      if (coercion.errors) return { errors: coercion.errors };
+      variables = coercion.coerced as Record<string, unknown>;
+      excluded = new Set();
+      for (const node of conditioned) {
+        const included = shouldInclude(node, variables);
+        key += included ? '1' : '0';
+        if (!included) excluded.add(node);
+      }
+    }
+    let entry = variants.get(key);
     if (!entry) {
-      entry = this.compile(rc.document, operation);
-      this.cache.set(operation, entry);
+      if (variants.size >= MAX_VARIANTS) return this.executeWithGraphqlJs(rc);
+      entry = this.compile(rc.document, operation, excluded);
+      variants.set(key, entry);
       if (entry.kind === 'graphql-js') {
         (rc.context as GraphQLContext).log.debug(
           { operationName: rc.operationName, reason: entry.reason },
@@ -150,12 +210,11 @@ export class JitGateway implements GatewayInterface {
     }
     if (entry.kind === 'graphql-js') return this.executeWithGraphqlJs(rc);
 
-    // As graphql-js `execute` does it (the same call and error limit), so the errors are its own.
-    const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], rc.request.variables ?? {}, {
-      maxErrors: 50,
-    });
-    if (coercion.errors) return { errors: coercion.errors };
-    const variables = coercion.coerced as Record<string, unknown>;
+    if (!variables) {
+      const coercion = this.coerce(operation, rc);
+      if (coercion.errors) return { errors: coercion.errors };
+      variables = coercion.coerced as Record<string, unknown>;
+    }
     for (const literal of entry.literals) {
       const value = valueFromAST(literal.value, literal.type, variables);
       // graphql-js answers this (a literal made invalid by a variable inside it) with a field
@@ -165,6 +224,13 @@ export class JitGateway implements GatewayInterface {
     }
     const result = await entry.query(undefined, rc.context, variables);
     return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
+  }
+
+  /** The request's variables coerced as graphql-js `execute` does (the same call and error limit). */
+  private coerce(operation: OperationDefinitionNode, rc: GatewayRequestContext) {
+    return getVariableValues(this.schema, operation.variableDefinitions ?? [], rc.request.variables ?? {}, {
+      maxErrors: 50,
+    });
   }
 
   private executeWithGraphqlJs(rc: GatewayRequestContext): Promise<ExecutionResult> | ExecutionResult {
@@ -178,12 +244,16 @@ export class JitGateway implements GatewayInterface {
   }
 
   /** Compiles one operation of a document; public only so tests can watch compilations. */
-  compile(document: DocumentNode, operation: OperationDefinitionNode): CacheEntry {
+  /**
+   * Compiles one operation of a document, without the selections in `excluded` (those a request's
+   * `@skip`/`@include` values leave out); public only so tests can watch compilations.
+   */
+  compile(document: DocumentNode, operation: OperationDefinitionNode, excluded?: ReadonlySet<ASTNode>): CacheEntry {
     // Introspection must describe the public schema: graphql-jit would answer `__schema` from the
     // schema it compiles against, which holds the internal PRE_COERCED scalar (issue 11 item 4).
     if (selectsIntrospection(document, operation)) return { kind: 'graphql-js', reason: 'introspection' };
     try {
-      const { document: jitDocument, literals } = prepareForJit(this.schema, document, operation);
+      const { document: jitDocument, literals } = prepareForJit(this.schema, document, operation, excluded);
       const compiled = compileQuery(this.jitSchema, jitDocument, operation.name?.value);
       if (!isCompiledQuery(compiled)) {
         return { kind: 'graphql-js', reason: (compiled.errors ?? []).map((e) => e.message).join('; ') };
@@ -195,16 +265,41 @@ export class JitGateway implements GatewayInterface {
   }
 }
 
+/** Whether a selection executes, as graphql-js's field collection decides it. */
+function shouldInclude(node: ConditionedNode, variables: Record<string, unknown>): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+  if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
+  return true;
+}
+
+const isCondition = (d: DirectiveNode) => d.name.value === 'skip' || d.name.value === 'include';
+
+/** The selections of the operation and its fragments that carry `@skip` or `@include`, in document order. */
+function conditionedSelections(document: DocumentNode, operation: OperationDefinitionNode): ConditionedNode[] {
+  const found: ConditionedNode[] = [];
+  const definitions = document.definitions.filter((d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION);
+  const visitSelection = (node: ConditionedNode) => {
+    if (node.directives?.some(isCondition)) found.push(node);
+  };
+  visit(
+    { ...document, definitions },
+    { Field: visitSelection, InlineFragment: visitSelection, FragmentSpread: visitSelection },
+  );
+  return found;
+}
+
 /**
- * The document graphql-jit compiles: the operation alone (with the fragments), every variable
+ * The document graphql-jit compiles: the operation alone (with the fragments), without the
+ * selections in `excluded` and without any `@skip`/`@include` (see the header), every variable
  * declared as PRE_COERCED without its default (graphql-js applied it), every literal field argument
- * moved into a new variable. Boolean variables keep their type: graphql-jit checks that `@skip` and
- * `@include` are given a `Boolean!` (or a defaulted `Boolean`), and it passes a coerced boolean as is.
+ * moved into a new variable. Boolean variables keep their type (a `Boolean` variable may still be an
+ * argument of a field).
  */
 function prepareForJit(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
+  excluded: ReadonlySet<ASTNode> = new Set(),
 ): { document: DocumentNode; literals: HoistedLiteral[] } {
   const taken = new Set((operation.variableDefinitions ?? []).map((d) => d.variable.name.value));
   const literals: HoistedLiteral[] = [];
@@ -217,6 +312,12 @@ function prepareForJit(
     return name;
   };
 
+  // An excluded selection is removed; an included one loses its conditions (true for this request).
+  const decided = (node: ConditionedNode) => {
+    if (excluded.has(node)) return null;
+    if (!node.directives?.some(isCondition)) return undefined;
+    return { ...node, directives: node.directives.filter((d) => !isCondition(d)) };
+  };
   const typeInfo = new TypeInfo(schema);
   const definitions: DefinitionNode[] = document.definitions.filter(
     (d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION,
@@ -224,6 +325,9 @@ function prepareForJit(
   const rewritten = visit(
     { ...document, definitions },
     visitWithTypeInfo(typeInfo, {
+      Field: { enter: (node) => decided(node) },
+      InlineFragment: { enter: (node) => decided(node) },
+      FragmentSpread: { enter: (node) => decided(node) },
       Argument(node) {
         // Directive arguments (@skip/@include) are graphql-jit's to read; only field arguments move.
         if (typeInfo.getDirective() || node.value.kind === Kind.VARIABLE) return undefined;

@@ -10,6 +10,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
 import { isDatabaseUnavailable } from '../errors/database-errors';
 import type { GraphQLContext } from '../modules/context';
+import { inResponseOrder } from './error-order';
 import { tokenLimitError } from './limits';
 
 /** Apollo's own request-error codes, as this API reports them. */
@@ -169,7 +170,7 @@ export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
           setStatus(rc, body.singleResult);
           if (!body.singleResult.errors) return;
           const requestId = rc.contextValue.requestId;
-          body.singleResult.errors = body.singleResult.errors.map((e) =>
+          body.singleResult.errors = inResponseOrder(body.singleResult.errors, body.singleResult.data).map((e) =>
             e.extensions?.code === ErrorCode.INTERNAL
               ? {
                   ...e,

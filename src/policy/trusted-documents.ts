@@ -395,7 +395,7 @@ export class TrustedDocuments {
           const { persistedQuery: _dropped, ...rest } = rc.request.extensions;
           rc.request.extensions = rest;
         }
-        // Cache headers and ETags: every read's (src/http/response-cache.ts), by hash or not.
+        // Cache headers and ETags: every read's (src/graphql/response-cache.ts), by hash or not.
       },
     };
   }
