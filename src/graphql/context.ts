@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
-import type { Caller } from '../modules/auth/api-key.service';
+import type { Caller } from '../modules/auth/caller';
 import type { BatchCharge } from './cost-budget';
 import type { StoreEvent } from '../modules/events/store-events';
 import { createCategoryLoaders } from '../modules/categories/category.loaders';
@@ -24,7 +24,11 @@ export class Loaders {
   private inventory?: InventoryLoaders;
   private order?: OrderLoaders;
 
-  constructor(private readonly services: Services) {}
+  /** `caller`: whose orders the order loaders may read (src/modules/orders/order.access.ts). */
+  constructor(
+    private readonly services: Services,
+    private readonly caller: Caller | null,
+  ) {}
 
   get categoryById(): CategoryLoaders['categoryById'] {
     return (this.category ??= createCategoryLoaders(this.services)).categoryById;
@@ -42,25 +46,25 @@ export class Loaders {
     return (this.inventory ??= createInventoryLoaders(this.services)).inventoryByPetId;
   }
   get orderById(): OrderLoaders['orderById'] {
-    return (this.order ??= createOrderLoaders(this.services)).orderById;
+    return (this.order ??= createOrderLoaders(this.services, this.caller)).orderById;
   }
   get ordersByPet(): OrderLoaders['ordersByPet'] {
-    return (this.order ??= createOrderLoaders(this.services)).ordersByPet;
+    return (this.order ??= createOrderLoaders(this.services, this.caller)).ordersByPet;
   }
   get orderCountByPet(): OrderLoaders['orderCountByPet'] {
-    return (this.order ??= createOrderLoaders(this.services)).orderCountByPet;
+    return (this.order ??= createOrderLoaders(this.services, this.caller)).orderCountByPet;
   }
 }
 
-export function createLoaders(services: Services): Loaders {
-  return new Loaders(services);
+export function createLoaders(services: Services, caller: Caller | null): Loaders {
+  return new Loaders(services, caller);
 }
 
 /** What every resolver gets: built fresh for each request. */
 export interface GraphQLContext {
   requestId: string;
   log: FastifyBaseLogger;
-  /** The authenticated API key, or null (anonymous); resolved once per request (auth.hooks.ts). */
+  /** The API key or signed-in subject, or null (anonymous); resolved once per request (auth.hooks.ts). */
   caller: Caller | null;
   services: Services;
   loaders: Loaders;
@@ -103,7 +107,7 @@ export function createContext(
     log: request.log,
     caller: request.caller,
     services,
-    loaders: createLoaders(services),
+    loaders: createLoaders(services, request.caller),
     idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
     planReads: options.planReads ?? true,
     batched: Array.isArray(request.body),

@@ -27,7 +27,7 @@ import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
-import type { Caller } from '../modules/auth/api-key.service';
+import { callerIdentity, type Caller } from '../modules/auth/caller';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -44,11 +44,13 @@ interface Store {
 type StoreClass = new (...args: unknown[]) => Store;
 
 /**
- * Who pays for a unit of the budget: `key:<id>` for an API key, `ip:<address>` otherwise. HTTP
- * requests and WebSocket messages name their payer the same way, so they spend one budget.
+ * Who pays for a unit of the budget: `key:<id>` for an API key, `sub:<issuer> <sub>` for a signed-in
+ * person (so one shopper's burst never limits another behind the same address), `ip:<address>`
+ * otherwise (`callerIdentity`). HTTP requests and WebSocket messages name their payer the same way,
+ * so they spend one budget.
  */
-export function rateLimitSubject(caller: Pick<Caller, 'keyId'> | null, address: string): string {
-  return caller ? `key:${caller.keyId}` : `ip:${address}`;
+export function rateLimitSubject(caller: Caller | null, address: string): string {
+  return callerIdentity(caller, address);
 }
 
 export function rateLimitKey(request: FastifyRequest): string {

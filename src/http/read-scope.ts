@@ -2,12 +2,13 @@
  * Each request's read scope (src/db/read-routing.ts): who is calling, for read-your-writes, and
  * whether its reads must come from the primary. Registered only when the database has replicas.
  */
+import { callerIdentity } from '../modules/auth/caller';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { runInReadScope, type ReadScope } from '../db/read-routing';
 
 /** The caller a read-your-writes window belongs to: the API key, or the client address when anonymous. */
 function callerOf(request: FastifyRequest): string {
-  return request.caller ? `key:${request.caller.keyId}` : `addr:${request.ip}`;
+  return request.caller ? callerIdentity(request.caller, '') : `addr:${request.ip}`;
 }
 
 /**

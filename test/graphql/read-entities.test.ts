@@ -144,7 +144,7 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
       {
         id: 'entities',
         log: pino({ level: 'silent' }),
-        caller: { keyId: 1n, name: 'test', scopes: ['admin'] },
+        caller: { kind: 'key', keyId: 1n, name: 'test', scopes: ['admin'] },
         headers: {},
       },
       { planReads },

@@ -33,7 +33,17 @@ import { buildPage, windowOrderBy, type PageSql } from '../../common/pagination'
 import type { Services } from '../../services';
 import type { GraphQLContext } from '../context';
 import { CompiledError, COMPILED } from './compiled';
-import { OBJECTS, RELATIONS, type ObjectName, type OneRelation, type ParentRef, type Relation } from './relations';
+import type { Caller } from '../../modules/auth/caller';
+import {
+  accessOf,
+  OBJECTS,
+  RELATIONS,
+  type ObjectName,
+  type OneRelation,
+  type ParentName,
+  type ParentRef,
+  type Relation,
+} from './relations';
 
 export type CompileInfo = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;
 
@@ -77,6 +87,8 @@ class Compilation {
   constructor(
     private readonly info: CompileInfo,
     private readonly services: Services,
+    /** Whose read it is: the relation table's access hooks restrict every type's rows to it. */
+    private readonly caller: Caller | null,
   ) {}
 
   private type(name: string): GraphQLObjectType {
@@ -152,7 +164,7 @@ class Compilation {
    * row being `parentAlias` (null at the root).
    */
   relation(
-    parentType: 'Query' | ObjectName,
+    parentType: ParentName,
     relation: Relation,
     nodes: readonly FieldNode[],
     parentAlias: string | null,
@@ -176,7 +188,7 @@ class Compilation {
       return { nodes, relation, on, child };
     }
     const parent: ParentRef | null = parentAlias === null ? null : (f) => Prisma.raw(`${parentAlias}.${quote(f)}`);
-    const page = relation.page(this.services, parent, args);
+    const page = relation.page(this.services, parent, args, accessOf(relation.target, this.caller), this.caller);
     const connectionType = getNamedType(field.type) as GraphQLObjectType;
     const edgeType = getNamedType(connectionType.getFields().edges!.type).name;
     const selections: FieldNode[] = [];
@@ -248,11 +260,12 @@ class Compilation {
     return parts.length ? Prisma.join(parts, ' ') : Prisma.empty;
   }
 
-  /** A to-one relation's rows: the target's own (or its `via`), by key. */
+  /** A to-one relation's rows: the target's own (or its `via`), by key, as its access hook allows. */
   private rowsOf(plan: RelationPlan): Prisma.Sql {
     const relation = plan.relation as OneRelation;
     const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
-    return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ${plan.on!}`;
+    const where = [Prisma.sql`${Prisma.raw(rows.key)} = ${plan.on!}`, ...accessOf(relation.target, this.caller)];
+    return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}`;
   }
 
   private lateral(plan: RelationPlan, correlated: boolean): Prisma.Sql {
@@ -344,10 +357,22 @@ function toValue(json: unknown, plan: RelationPlan): unknown {
  * with every relation selected below compiled in.
  */
 export async function readRoot(ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> {
-  const relation = RELATIONS.Query[info.fieldName];
-  if (!relation) throw new Error(`no compiled read for Query.${info.fieldName}`);
-  const compilation = new Compilation(info, ctx.services);
-  const plan = compilation.relation('Query', relation, info.fieldNodes, null);
+  return readTopLevel(ctx, info, 'Query');
+}
+
+/**
+ * A field of an object with no row of its own (`Query`, `Me`), served like a root field: its
+ * relation in the table, everything below compiled in, in one statement.
+ */
+export async function readTopLevel(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  parentType: 'Query' | 'Me',
+): Promise<unknown> {
+  const relation = RELATIONS[parentType][info.fieldName];
+  if (!relation) throw new Error(`no compiled read for ${parentType}.${info.fieldName}`);
+  const compilation = new Compilation(info, ctx.services, ctx.caller);
+  const plan = compilation.relation(parentType, relation, info.fieldNodes, null);
   const [row] = await ctx.services.reader.query<{ v: unknown }>(compilation.statement(plan));
   // A page is an aggregate (always one row); a to-one field's row may not exist.
   return toValue(row?.v ?? null, plan);
@@ -363,12 +388,14 @@ export async function readByKeys(
   type: ObjectName,
   nodes: readonly FieldNode[],
   keys: readonly bigint[],
+  caller: Caller | null,
 ): Promise<Record<string | symbol, unknown>[]> {
-  const compilation = new Compilation(info, services);
+  const compilation = new Compilation(info, services, caller);
   const plan = compilation.object(type, nodes, true);
   const rows = OBJECTS[type].rows;
+  const where = [Prisma.sql`${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])`, ...accessOf(type, caller)];
   const [row] = await services.reader.query<{ v: unknown[][] }>(
-    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
+    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
   );
   return row!.v.map((json) => toObject(json, plan));
 }

@@ -12,6 +12,8 @@
  * - One call costs ONE SQL statement whatever the number of keys, and once the read compiler serves
  *   it, the relations selected below (at any depth) are read in that same statement: the field
  *   resolvers below find them on the returned objects without a further statement.
+ * - Row visibility (the relation table's access hooks: a customer's own orders) applies here as on
+ *   every read: an object the caller may not see is null, as an absent one.
  * - Access rules (the scope table) and cost limits are NOT checked here: the operation was already
  *   checked as a whole before execution (src/graphql/operation-access.ts, limits.ts); callers that
  *   resolve an abstract field check the scope of `typeName` themselves before calling.
@@ -43,7 +45,7 @@ export async function readEntities(
 ): Promise<Array<object | null>> {
   if (ctx.planReads) {
     if (keys.length === 0) return [];
-    const rows = await readByKeys(ctx.services, info, typeName, info.fieldNodes, keys);
+    const rows = await readByKeys(ctx.services, info, typeName, info.fieldNodes, keys, ctx.caller);
     const key = ENTITY_KEYS[typeName];
     const byKey = new Map(rows.map((row) => [String(row[key]), row]));
     return keys.map((k) => byKey.get(k.toString()) ?? null);

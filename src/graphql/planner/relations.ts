@@ -10,6 +10,8 @@
  * shape the services return and the types' field resolvers expect as their root.
  */
 import type { Prisma } from '../../generated/prisma/client';
+import { ownerOf, type Caller } from '../../modules/auth/caller';
+import { orderConditions, orderReadAccess } from '../../modules/orders/order.access';
 import type { PageSql } from '../../common/pagination';
 import type { Services } from '../../services';
 import { CATEGORY_ROWS } from '../../modules/categories/category.service';
@@ -32,6 +34,12 @@ export interface ObjectEntry {
    * when a relation below is not compiled, and what cursors are made of.
    */
   always: readonly string[];
+  /**
+   * The type's access hook: conditions over its own table's columns (unqualified) that EVERY read of
+   * it adds, whichever field reaches it (a root field, a nested connection, node/nodes, _entities,
+   * a lookup by key), so a row the caller may not see is absent everywhere. None: public rows.
+   */
+  access?: (caller: Caller | null) => Prisma.Sql[];
 }
 
 export const OBJECTS = {
@@ -52,6 +60,8 @@ export const OBJECTS = {
     key: 'id',
     scalars: { id: 'id', petId: 'id', quantity: 'plain', shipDate: 'datetime', complete: 'plain' },
     always: ['id', 'petId'],
+    // A customer's own orders only; staff (orders:read) every order (order.access.ts).
+    access: (caller) => orderConditions(orderReadAccess(caller)),
   },
   InventoryItem: {
     rows: INVENTORY_ROWS,
@@ -84,13 +94,20 @@ export interface OneRelation {
 
 /**
  * A connection: a page of target rows built by the service's own builder, for a parent (nested
- * connections, `parent` names its key column) or for the root (`parent` is null).
+ * connections, `parent` names its key column) or for the root (`parent` is null). `access`: the
+ * target's access hook for this caller, which the builder must add to its conditions.
  */
 export interface PageRelation {
   kind: 'page';
   target: ObjectName;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each relation pages its own row type
-  page: (services: Services, parent: ParentRef | null, args: Record<string, unknown>) => PageSql<any>;
+  page: (
+    services: Services,
+    parent: ParentRef | null,
+    args: Record<string, unknown>,
+    access: Prisma.Sql[],
+    caller: Caller | null,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each relation pages its own row type
+  ) => PageSql<any>;
 }
 
 export type Relation = OneRelation | PageRelation;
@@ -102,7 +119,15 @@ const pageArgs = (args: Record<string, unknown>) => ({
   before: args.before as string | null | undefined,
 });
 
-export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> = {
+/** The access hook of `type` for `caller`: the conditions every read of it adds (none: public). */
+export function accessOf(type: ObjectName, caller: Caller | null): Prisma.Sql[] {
+  return (OBJECTS[type] as ObjectEntry).access?.(caller) ?? [];
+}
+
+/** `Query.me` (the caller, no row of its own): its relations, like the root's. */
+export type ParentName = 'Query' | 'Me' | ObjectName;
+
+export const RELATIONS: Record<ParentName, Record<string, Relation>> = {
   Query: {
     pet: { kind: 'one', target: 'Pet', from: { arg: 'id' } },
     category: { kind: 'one', target: 'Category', from: { arg: 'id' } },
@@ -117,7 +142,7 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
     orders: {
       kind: 'page',
       target: 'Order',
-      page: (s, _parent, a) => s.orders.listSql(a.filter as never, pageArgs(a)),
+      page: (s, _parent, a, access) => s.orders.listSql(a.filter as never, pageArgs(a), access),
     },
     inventoryItems: {
       kind: 'page',
@@ -136,7 +161,7 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
     orders: {
       kind: 'page',
       target: 'Order',
-      page: (s, parent, a) => s.orders.petPageSql(parent!('id'), pageArgs(a)),
+      page: (s, parent, a, access) => s.orders.petPageSql(parent!('id'), pageArgs(a), access),
     },
   },
   Category: {
@@ -144,6 +169,15 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
       kind: 'page',
       target: 'Pet',
       page: (s, parent, a) => s.pets.categoryPageSql(parent!('id'), a.filter as never, pageArgs(a)),
+    },
+  },
+  Me: {
+    // The caller's own orders, whatever else its scopes let it see.
+    orders: {
+      kind: 'page',
+      target: 'Order',
+      page: (s, _parent, a, access, caller) =>
+        s.orders.listSql(null, pageArgs(a), [...access, ...orderConditions({ all: false, owner: ownerOf(caller) })]),
     },
   },
   Order: {

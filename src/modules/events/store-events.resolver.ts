@@ -5,6 +5,7 @@ import { validate } from '../../common/validation';
 import { createLoaders, type GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { InventoryItem } from '../inventory/inventory.type';
+import { canSeeOrder, orderReadAccess } from '../orders/order.access';
 import { OrderEvent } from './store-events.type';
 import type { OrderEvent as OrderEventPayload, StockEvent, StoreEvent } from './store-events';
 
@@ -36,7 +37,7 @@ function stream<T>(ctx: GraphQLContext, petIds: bigint[] | null | undefined, sel
  * cannot affect another event in flight.
  */
 function freshLoaders(ctx: GraphQLContext): void {
-  ctx.loaders = createLoaders(ctx.services);
+  ctx.loaders = createLoaders(ctx.services, ctx.caller);
 }
 
 const petIdsArg = {
@@ -64,9 +65,16 @@ export class StoreEventsResolver {
   @Authorized()
   @Subscription(() => OrderEvent, {
     description:
-      'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read.',
-    subscribe: ({ args, context }) =>
-      stream(context as GraphQLContext, args.petIds as bigint[] | null, (e) => (e.type === 'order' ? e : undefined)),
+      'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read; ' +
+      "a signed-in customer receives their own orders' events only.",
+    subscribe: ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      // Decided once, when the subscription starts: the connection's caller does not change.
+      const access = orderReadAccess(ctx.caller);
+      return stream(ctx, args.petIds as bigint[] | null, (e) =>
+        e.type === 'order' && canSeeOrder(access, e.owner) ? e : undefined,
+      );
+    },
   })
   orderEvents(
     @Root() event: OrderEventPayload,

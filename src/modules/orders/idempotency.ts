@@ -36,9 +36,13 @@ export interface OrderRequest {
  * SHA-256 of the normalised request: the id in decimal, the date in UTC at the millisecond precision
  * the database keeps, so `"7"` and `7`, or `...T10:00:00Z` and `...T10:00:00.000Z`, are one request.
  */
-export function fingerprint(request: OrderRequest): string {
+export function fingerprint(request: OrderRequest, owner: string | null = null): string {
   const shipDate = request.shipDate ? new Date(request.shipDate.getTime()).toISOString() : null;
-  const normalised = JSON.stringify([request.petId.toString(), request.quantity, shipDate]);
+  // The owner is part of the request: another caller's retry with the same key is a CONFLICT, never
+  // the first caller's order (which it may not see). Unowned requests keep their earlier fingerprint.
+  const parts: unknown[] = [request.petId.toString(), request.quantity, shipDate];
+  if (owner !== null) parts.push(owner);
+  const normalised = JSON.stringify(parts);
   return crypto.createHash('sha256').update(normalised).digest('hex');
 }
 

@@ -6,6 +6,8 @@ import type { GraphQLContext } from '../../graphql/context';
 import { IdScalar } from '../../graphql/scalars';
 import { ForwardPageArgs } from '../../graphql/page-args';
 import { Pet } from '../pets/pet.type';
+import { ownerOf } from '../auth/caller';
+import { orderConditions, orderReadAccess, orderWriteAccess } from './order.access';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
 
@@ -14,7 +16,7 @@ export class OrderResolver {
   @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
   order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.get(id);
+    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.get(id, orderReadAccess(ctx.caller));
   }
 
   @Authorized()
@@ -25,7 +27,9 @@ export class OrderResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.list(filter, page);
+    return ctx.planReads
+      ? readRoot(ctx, info)
+      : ctx.services.orders.list(filter, page, orderConditions(orderReadAccess(ctx.caller)));
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
@@ -42,7 +46,7 @@ export class OrderResolver {
       'An `Idempotency-Key` header makes retries safe: the same key and request return the first order.',
   })
   placeOrder(@Arg('input', () => NewOrder) input: NewOrder, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey });
+    return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey, owner: ownerOf(ctx.caller) });
   }
 
   @Authorized()
@@ -53,9 +57,12 @@ export class OrderResolver {
 
   @Authorized()
   @Mutation(() => Order, {
-    description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.',
+    description:
+      'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was. ' +
+      "A signed-in customer cancels their own orders only (another's is NOT_FOUND).",
   })
   cancelOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.cancel(id);
+    // A customer cancels their own open orders only; another's is NOT_FOUND (order.access.ts).
+    return ctx.services.orders.cancel(id, orderWriteAccess(ctx.caller));
   }
 }

@@ -18,14 +18,15 @@ import type { SqlReader } from '../../db/database';
 import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
+import { orderConditions, type OrderAccess } from './order.access';
 
 /**
  * A Order as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
  * REST answer outputs. Reads leave them out, so node-postgres parses no timestamp into a Date that
  * nobody reads (issue 15: 7 % of W2's CPU went to postgres-date); rows that writes return carry them
- * too, harmlessly.
+ * too, harmlessly. Nor its owner: no answer shows it (order.access.ts decides with it in SQL).
  */
-export type Order = Omit<OrderRow, 'createdAt' | 'updatedAt'>;
+export type Order = Omit<OrderRow, 'createdAt' | 'updatedAt' | 'owner'>;
 
 export interface OrderFilterInput {
   complete?: boolean | null;
@@ -103,16 +104,17 @@ export class OrderService {
    * is the conditional UPDATE itself, so no number of concurrent requests or gateway processes can
    * oversell. Unknown pet: VALIDATION_FAILED (petId); not enough stock, or the pet is pending or sold:
    * OUT_OF_STOCK. Taking the last unit makes the pet pending. With `idempotencyKey`, a retry of the same
-   * request returns the first order (see idempotency.ts).
+   * request returns the first order (see idempotency.ts). `owner`: who places it (order.access.ts).
    */
-  async place(input: NewOrderInput, options: { idempotencyKey?: string | null } = {}): Promise<Order> {
+  async place(input: NewOrderInput, options: { idempotencyKey?: string | null; owner: string | null }): Promise<Order> {
     const data = validate(newOrderSchema, input);
     const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
     // One statement, one round trip: the SQL function does in its own transaction what the steps
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
     const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
       SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
-        ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8)`;
+        ${key}::text, ${key === null ? null : fingerprint(data, options.owner)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8,
+        ${options.owner}::text)`;
     const order = storeResult(row);
     if (key !== null) await this.cleanUpKeys();
     return order;
@@ -123,15 +125,16 @@ export class OrderService {
    * complete order is INVALID_TRANSITION. Completing the last open order of a pending pet sells it.
    */
   complete(id: bigint): Promise<Order> {
-    return this.finish(id, 'complete');
+    return this.finish(id, 'complete', { all: true });
   }
 
   /**
    * cancelOrder: removes an open order and puts its quantity back in stock (the pet becomes available
-   * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION.
+   * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION. An order
+   * outside `access` (another customer's) is NOT_FOUND, and nothing changes.
    */
-  cancel(id: bigint): Promise<Order> {
-    return this.finish(id, 'cancel');
+  cancel(id: bigint, access: OrderAccess): Promise<Order> {
+    return this.finish(id, 'cancel', access);
   }
 
   /**
@@ -140,8 +143,13 @@ export class OrderService {
    * a conditional statement, so a concurrent complete and cancel of one order cannot both succeed;
    * the loser is told why. Then it settles the pet's status.
    */
-  private async finish(id: bigint, action: 'complete' | 'cancel'): Promise<Order> {
-    const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`SELECT * FROM store_finish_order(${id}, ${action})`;
+  private async finish(id: bigint, action: 'complete' | 'cancel', access: OrderAccess): Promise<Order> {
+    // The function takes the owner the caller is restricted to (NULL: any); anonymous owns nothing.
+    if (!access.all && access.owner === null) throw new NotFoundError(`Order ${id} not found`);
+    const owner = access.all ? null : access.owner;
+    const [row] = await this.prisma.$queryRaw<
+      StoreRow<Order>[]
+    >`SELECT * FROM store_finish_order(${id}, ${action}, ${owner}::text)`;
     return storeResult(row);
   }
 
@@ -156,20 +164,28 @@ export class OrderService {
     }
   }
 
-  /** Orders by id (absent ids are left out): one statement, for the batched orderById loader. */
-  byIds(ids: readonly bigint[]): Promise<Order[]> {
-    return this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ANY(${[...ids]}::int8[])`);
+  /**
+   * Orders by id (absent ids, and those outside `access`, are left out): one statement, for the
+   * batched orderById loader. Every read takes the caller's access (order.access.ts): no default.
+   */
+  byIds(ids: readonly bigint[], access: OrderAccess): Promise<Order[]> {
+    const where = [Prisma.sql`id = ANY(${[...ids]}::int8[])`, ...orderConditions(access)];
+    return this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders ${whereClause(where)}`);
   }
 
-  async get(id: bigint): Promise<Order | null> {
-    const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ${id}`);
+  async get(id: bigint, access: OrderAccess): Promise<Order | null> {
+    const where = [Prisma.sql`id = ${id}`, ...orderConditions(access)];
+    const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders ${whereClause(where)}`);
     return order ?? null;
   }
 
-  /** The one place a list filter becomes SQL (cursor pages and offset pages alike). */
-  private query(filter: OrderFilterInput | null | undefined): ListQuery {
+  /**
+   * The one place a list filter becomes SQL (cursor pages and offset pages alike); `conditions`:
+   * the caller's access (order.access.ts), and for `me.orders` its owner.
+   */
+  private query(filter: OrderFilterInput | null | undefined, extra: Prisma.Sql[]): ListQuery {
     const f = validate(filterSchema, filter);
-    const conditions: Prisma.Sql[] = [];
+    const conditions: Prisma.Sql[] = [...extra];
     if (f?.complete != null) conditions.push(Prisma.sql`complete = ${f.complete}`);
     if (f?.petId != null) conditions.push(Prisma.sql`pet_id = ${f.petId}`);
     return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
@@ -178,26 +194,26 @@ export class OrderService {
   /**
    * Orders, newest first, by cursor (GraphQL `orders`).
    */
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs): Promise<Page<Order>> {
-    return paginate<Order>(this.sql, this.query(filter), newestFirst, args);
+  list(filter: OrderFilterInput | null | undefined, args: PageArgs, conditions: Prisma.Sql[]): Promise<Page<Order>> {
+    return paginate<Order>(this.sql, this.query(filter, conditions), newestFirst, args);
   }
 
   /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs): PageSql<Order> {
-    return pageSql<Order>(this.query(filter), newestFirst, args);
+  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, conditions: Prisma.Sql[]): PageSql<Order> {
+    return pageSql<Order>(this.query(filter, conditions), newestFirst, args);
   }
 
   /**
    * One pet's page of orders (Pet.orders) as SQL, for the read compiler to run as a correlated
    * subquery per pet: the same rules as `pagesByPet`. `petId` is SQL naming the pet (e.g. `t0.id`).
    */
-  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>): PageSql<Order> {
+  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>, conditions: Prisma.Sql[]): PageSql<Order> {
     return nestedPageSql<Order>({
       table: 'orders',
       parentColumn: 'pet_id',
       parent: petId,
       select: ORDER_COLUMNS_TEXT,
-      conditions: [],
+      conditions,
       sort: newestFirst,
       args,
     });
@@ -210,8 +226,9 @@ export class OrderService {
   async listByOffset(
     filter: OrderFilterInput | null | undefined,
     page: { limit: number; offset: number },
+    access: OrderAccess,
   ): Promise<OffsetPage<Order>> {
-    const q = this.query(filter);
+    const q = this.query(filter, orderConditions(access));
     const { limit, offset } = validate(offsetPageSchema, page);
     const [items, total] = await Promise.all([
       this.sql.query<Order>(Prisma.sql`
@@ -227,13 +244,14 @@ export class OrderService {
     petIds: bigint[],
     args: Pick<PageArgs, 'first' | 'after'>,
     countFor: (petId: bigint) => Promise<number>,
+    access: OrderAccess,
   ): Promise<Map<string, Page<Order>>> {
     return loadNestedPages<Order>({
       sql: this.sql,
       table: 'orders',
       parentColumn: 'pet_id',
       select: ORDER_COLUMNS_TEXT,
-      conditions: [],
+      conditions: orderConditions(access),
       sort: newestFirst,
       parentOf: (order) => order.petId!,
       parentIds: petIds,
@@ -242,8 +260,8 @@ export class OrderService {
     });
   }
 
-  countByPet(petIds: readonly bigint[]): Promise<Map<string, number>> {
-    return countByParent(this.sql, 'orders', 'pet_id', petIds, []);
+  countByPet(petIds: readonly bigint[], access: OrderAccess): Promise<Map<string, number>> {
+    return countByParent(this.sql, 'orders', 'pet_id', petIds, orderConditions(access));
   }
 }
 

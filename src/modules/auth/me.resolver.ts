@@ -1,0 +1,41 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, Ctx, FieldResolver, Info, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { ForwardPageArgs } from '../../graphql/page-args';
+import { readTopLevel } from '../../graphql/planner/compiler';
+import { orderConditions, orderReadAccess } from '../orders/order.access';
+import { OrderConnection } from '../orders/order.type';
+import { displaySubject, ownerOf } from './caller';
+import { Me } from './me.type';
+
+@Resolver(() => Me)
+export class MeResolver {
+  @Query(() => Me, {
+    nullable: true,
+    description:
+      'Who is calling: null when anonymous; a signed-in person or an API key otherwise, with their own orders.',
+  })
+  me(@Ctx() ctx: GraphQLContext): Me | null {
+    const caller = ctx.caller;
+    if (!caller) return null;
+    return {
+      subject: displaySubject(caller),
+      kind: caller.kind === 'token' ? 'TOKEN' : 'API_KEY',
+      issuer: caller.kind === 'token' ? caller.issuer : null,
+      scopes: [...caller.scopes],
+    };
+  }
+
+  @FieldResolver(() => OrderConnection, {
+    description: "The caller's own orders (those it placed), newest first, whatever else its scopes let it see.",
+  })
+  orders(
+    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    if (ctx.planReads) return readTopLevel(ctx, info, 'Me');
+    const own = orderConditions({ all: false, owner: ownerOf(ctx.caller) });
+    return ctx.services.orders.list(null, page, [...orderConditions(orderReadAccess(ctx.caller)), ...own]);
+  }
+}
