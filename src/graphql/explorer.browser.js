@@ -62,10 +62,14 @@
    */
   function welcome(where, headers) {
     return (
-      '# Welcome to the petstore GraphQL API (' + where + ').\n' +
+      '# Welcome to the petstore GraphQL API (' +
+      where +
+      ').\n' +
       '# Orders and changes need a credential: an API key (npm run apikey -- create ...)\n' +
-      '# or a signed-in person\'s access token (npm run token -- alice, with AUTH_DEV_TOKENS=true).\n' +
-      '# ' + headers + ' {"Authorization": "Bearer <API key or access token>"}\n\n' +
+      "# or a signed-in person's access token (npm run token -- alice, with AUTH_DEV_TOKENS=true).\n" +
+      '# ' +
+      headers +
+      ' {"Authorization": "Bearer <API key or access token>"}\n\n' +
       'query Me {\n  me { subject scopes orders(first: 5) { totalCount nodes { id petId complete } } }\n}\n\n' +
       'query Pets {\n  pets(first: 5) {\n    totalCount\n    nodes { id name status }\n  }\n}\n'
     );
