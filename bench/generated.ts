@@ -4,9 +4,9 @@
  * targets are up: ids, names and cursors are learned from T3 through first queries, `--generated N`
  * reads are generated (seed BENCH_GEN_SEED, default fixed), and those T3 answers without an error are
  * kept (the generator makes no invalid argument here, but a generated cursor may be refused); the load
- * rotates through them. T3 is compared with T3off (the same gateway, read planner off) on each shape
- * before timing, like every other workload, and the report gives statements per request (their
- * distribution, and per root field) and server and PostgreSQL CPU per request for both.
+ * rotates through them (T3 only: test/graphql/generated-reads.test.ts holds the answers against an
+ * independent reader), and the report gives statements per request (their distribution, and per root
+ * field) and server and PostgreSQL CPU per request.
  */
 import { createReadGenerator, operationSeed, primeReadPool, type ExecuteRead } from '../test/helpers/query-generator';
 import { log } from './records';

@@ -76,7 +76,7 @@ export async function measureDb(
       if (!v.available) log(`${db} ${w.id}: skipped, ${v.reason}`);
       for (const m of v.mismatches)
         log(`${db} ${w.id}: ${m.target} does NOT match T3's answer (not timed): ${m.detail}`);
-      if (v.available && w.id === 'W4') w4Responses += v.matched.length;
+      if (v.available && w.writes) w4Responses += v.matched.length;
     }
     const timed = (w: WorkloadId) => outcome.verifications.find((v) => v.workload === w && v.available)?.matched ?? [];
 
@@ -85,7 +85,7 @@ export async function measureDb(
       for (const t of targets.filter((x) => timed(w.id).includes(x.id))) {
         const count = await countPass(db, w.id, t, o.countRequests, headers, pgCpu);
         outcome.sql.push(count);
-        if (w.id === 'W4') w4Responses += o.countRequests;
+        if (w.writes) w4Responses += o.countRequests;
       }
     }
 
@@ -110,11 +110,11 @@ export async function measureDb(
       }
     }
 
-    // W4 writes (orders, stock): after every read, so all reads see the seeded data.
-    if (timed('W4').length) {
+    // W4 and W7 write (orders, stock): after every read, so all reads see the seeded data.
+    for (const w of workloads.filter((x) => x.writes)) {
       for (let round = 1; round <= o.rounds; round++) {
-        for (const t of rotate(targets, round - 1).filter((x) => timed('W4').includes(x.id))) {
-          outcome.runs.push(await measure(t, db, 'W4', round, o, headers, pgCpu));
+        for (const t of rotate(targets, round - 1).filter((x) => timed(w.id).includes(x.id))) {
+          outcome.runs.push(await measure(t, db, w.id, round, o, headers, pgCpu));
         }
       }
     }

@@ -23,7 +23,7 @@ export async function measure(
   overallRate?: number,
 ): Promise<RunRecord> {
   // The issue fixes W4 at 32 connections; the read workloads follow --connections.
-  const connections = workload === 'W4' ? 32 : o.connections;
+  const connections = workload === 'W4' || workload === 'W7' ? 32 : o.connections;
   const base = {
     url: target.url,
     workload,

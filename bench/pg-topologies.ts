@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase } from '../src/db/database';
-import { createServices } from '../src/services';
+import { createServices } from '../src/modules/services';
 import { mixedLoad } from '../test/helpers/mixed-load';
 import { freePort, startPgBouncer, startReplicatedPair } from '../test/helpers/pg-servers';
 

@@ -188,7 +188,7 @@ export function markdown(
     '| db | workload | target | req/s | p50 ms | p99 ms | SQL/req | CPU-ms/req | PG CPU-ms/req | peak RSS MiB | failed answers (runs refused) |',
   );
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const order = ['W1', 'W2', 'W3', 'W6', 'WG', 'W5', 'W4'];
+  const order = ['W1', 'W2', 'W3', 'W6', 'WG', 'W5', 'W4', 'W7'];
   const sorted = [...summary].sort((a, b) =>
     a.db === b.db
       ? a.workload === b.workload

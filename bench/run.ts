@@ -2,13 +2,14 @@
  * `npm run bench [-- --quick] [options]`: the benchmark of issue 6 (README, "Benchmarks").
  *
  * Seeds one data set (seed.ts) into a fresh PostgreSQL database and a fresh PGlite data directory,
- * starts T0, T1, T3 and T3off on each and T2 (PostGraphile, peer.ts) on PostgreSQL (targets.ts), all
+ * starts T0, T1 and T3 on each and T2 (PostGraphile, peer.ts) on PostgreSQL (targets.ts), all
  * on one Node (node.ts: 24 by default), checks that
  * every target answers every workload with the reference bytes (T3's answer, which must hold no
  * error; T2 row for row, its schema being its own), counts SQL statements per request in a separate
  * untimed pass, then drives the targets with autocannon in interleaved rounds and reports medians,
  * with the server's and PostgreSQL's CPU per request (pg-cpu.ts). WG is a workload of generated
- * read shapes (generated.ts), T3 against itself with the read planner off (T3off).
+ * read shapes (generated.ts), on T3 alone (their answers are checked against an independent reader
+ * by test/graphql/generated-reads.test.ts).
  * A timed run with any non-2xx, GraphQL-error or socket-error answer is refused: it is listed, never
  * reported as throughput. Writes bench/results/latest.json and prints a markdown table. Not a test: nothing here
  * runs in `npm test` or CI.

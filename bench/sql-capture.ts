@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const db = await load('db/database.js').createDatabase({ kind: 'postgres', url, poolSize: 2 });
   try {
     const captured: { text: string; values: unknown[] }[] = [];
-    const services = load('services.js').createServices({
+    const services = load('modules/services.js').createServices({
       prisma: db.prisma,
       sql: {
         query: (statement: { text: string; values: unknown[] }) => (
@@ -26,15 +26,16 @@ async function main(): Promise<void> {
         ),
       },
     });
-    const schema = await load('graphql/schema.js').createSchema();
+    const schema = await load('schema/schema.js').createSchema();
     const log = pino.pino({ level: 'silent' });
     const out = [];
     for (const shape of SHAPES) {
       captured.length = 0;
-      const contextValue = load('graphql/context.js').createContext(
+      const caller = { keyId: 1n, name: 'sql-cpu', scopes: ['admin'] };
+      const contextValue = load('modules/context.js').createContext(
         services,
-        { id: 'sql-cpu', log, caller: { keyId: 1n, name: 'sql-cpu', scopes: ['admin'] }, headers: {} },
-        { planReads: true },
+        { id: 'sql-cpu', log, caller, headers: {} },
+        new (load('read/reads.js').Reads)(services, caller),
       );
       const result = await execute({
         schema,

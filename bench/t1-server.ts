@@ -13,10 +13,11 @@ import Fastify from 'fastify';
 import mercurius from 'mercurius';
 import { loadConfig, projectRoot } from '../src/config';
 import { openDatabase } from '../src/db/open';
-import { createContext } from '../src/graphql/context';
-import { createSchema } from '../src/graphql/schema';
+import { createContext } from '../src/modules/context';
+import { Reads } from '../src/read/reads';
+import { createSchema } from '../src/schema/schema';
 import { startApiKeyCache } from '../src/modules/auth/api-key.cache';
-import { createServices } from '../src/services';
+import { createServices } from '../src/modules/services';
 
 type ContextRequest = Parameters<typeof createContext>[1];
 
@@ -50,7 +51,10 @@ async function main(): Promise<void> {
     schema,
     jit: 1,
     graphiql: false,
-    context: (request) => createContext(services, request as unknown as ContextRequest),
+    context: (request) => {
+      const r = request as unknown as ContextRequest;
+      return createContext(services, r, new Reads(services, r.caller));
+    },
   });
   app.get('/pets/:petId', async (request, reply) => {
     const { petId } = request.params as { petId: string };

@@ -1,8 +1,7 @@
 /**
  * The targets, each a child process of its own so that CPU time and peak memory are per server:
  * T0 (bench/t0-server.ts), T1 (bench/t1-server.ts), T2 the peer (PostGraphile, peer.ts) and T3, the
- * gateway as shipped (`node dist/src/main.js`, configured only through its environment), and T3off, the
- * same with the read planner off (the generated workload only). Every target has the agent preloaded
+ * gateway as shipped (`node dist/src/main.js`, configured only through its environment). Every target has the agent preloaded
  * (agent.ts: statement counter, CPU time, exit with the runner).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +11,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/config';
 import type { AgentReply } from './protocol';
 
-export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3off' | 'T3base';
+export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3base';
 export type DbKind = 'postgres' | 'pglite';
 
 export interface TargetSpec {
@@ -21,9 +20,9 @@ export interface TargetSpec {
   script: string;
   /** The peer (T2): its own schema and documents (peer.ts), its own Node, PostgreSQL only. */
   peer?: boolean;
-  /** Environment of its own (T3off: the read planner off). */
+  /** Environment of its own. */
   env?: Record<string, string>;
-  /** Only these workloads (T3off: the generated shapes, against T3). */
+  /** Only these workloads. */
   workloads?: string[];
   /** Runs from the checkout `--baseline DIR` names (its own build, migrations and node_modules). */
   baseline?: boolean;
@@ -41,13 +40,6 @@ export const TARGETS: TargetSpec[] = [
   { id: 'T2', title: 'PostGraphile v5 (amber preset), Node 22+', script: 'bench/peer/server.mjs', peer: true },
   { id: 'T3', title: 'this gateway as shipped', script: 'dist/src/main.js' },
   {
-    id: 'T3off',
-    title: 'this gateway, read planner off (GRAPHQL_READ_PLANNER=false)',
-    script: 'dist/src/main.js',
-    env: { GRAPHQL_READ_PLANNER: 'false' },
-    workloads: ['WG'],
-  },
-  {
     id: 'T3base',
     title: 'this gateway at an earlier build (--baseline DIR), for A/B figures',
     script: 'dist/src/main.js',
@@ -55,7 +47,7 @@ export const TARGETS: TargetSpec[] = [
   },
 ];
 
-/** Whether a target is asked a workload at all (T3off only WG; WG only T3 and T3off). */
+/** Whether a target is asked a workload at all (WG only T3). */
 export function offers(target: TargetId, workload: { id: string; targets?: string[] }): boolean {
   const spec = TARGETS.find((t) => t.id === target)!;
   return (

@@ -3,7 +3,7 @@
  * recognises them by their text (it parses no GraphQL), so a change here is a change to T0 too.
  */
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'WG';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'WG';
 
 export const W1_QUERY = 'query W1($id: ID!) { pet(id: $id) { id name categoryId status } }';
 
@@ -15,6 +15,10 @@ export const W3_QUERY =
 
 export const W4_MUTATION =
   'mutation W4($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId quantity complete } }';
+
+/** W4 with relations in its payload: the write, then the pet and its category (read after it). */
+export const W7_MUTATION =
+  'mutation W7($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId quantity complete pet { id name category { id name } } } }';
 
 export const W6_QUERY =
   'query W6($first: Int!, $pets: Int!) { categories(first: $first) { nodes { id name pets(first: $pets) { nodes { id name status inventory { quantity } } } } } }';
@@ -48,11 +52,18 @@ export const WORKLOADS: Workload[] = [
   },
   { id: 'W4', title: 'placeOrder at 32 connections over 100 pets', writes: true, onPglite: false },
   {
+    id: 'W7',
+    title: 'placeOrder selecting its pet and category (payload relations), as W4',
+    writes: true,
+    onPglite: false,
+    targets: ['T3', 'T3base'],
+  },
+  {
     id: 'WG',
-    title: 'generated read shapes (test/helpers/query-generator.ts), planner on against off',
+    title: 'generated read shapes (test/helpers/query-generator.ts)',
     writes: false,
     onPglite: true,
-    targets: ['T3', 'T3off'],
+    targets: ['T3'],
   },
 ];
 
@@ -93,6 +104,12 @@ export function requestFor(workload: WorkloadId, i: number, data: { pets: number
         method: 'POST',
         path: '/graphql',
         body: graphqlBody(W4_MUTATION, { petId: String(1 + (i % data.w4Pets)) }),
+      };
+    case 'W7':
+      return {
+        method: 'POST',
+        path: '/graphql',
+        body: graphqlBody(W7_MUTATION, { petId: String(1 + (i % data.w4Pets)) }),
       };
     case 'W5':
       return { method: 'GET', path: `/pets/${1 + (i % data.pets)}` };

@@ -21,8 +21,8 @@ const SUBGRAPHS = {
 
 /** The supergraph SDL as the code composes it today (throws the composition errors, if any). */
 async function composeSupergraph() {
-  const { createSchema } = require(path.join(root, 'dist', 'src', 'graphql', 'schema.js'));
-  const { subgraphSdl } = require(path.join(root, 'dist', 'src', 'graphql', 'federation.js'));
+  const { createSchema } = require(path.join(root, 'dist', 'src', 'schema', 'schema.js'));
+  const { subgraphSdl } = require(path.join(root, 'dist', 'src', 'schema', 'federation.js'));
   const petstore = subgraphSdl(await createSchema());
   const reviews = fs.readFileSync(path.join(root, 'test', 'federation', 'reviews.graphql'), 'utf8');
   const result = composeServices([

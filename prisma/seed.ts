@@ -8,10 +8,10 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import { ConfigError, loadConfig, readEnvFile } from '../src/config';
 import { DatabaseInUseError } from '../src/db/database';
-import { seedDemoData } from '../src/db/demo-seed';
+import { seedDemoData } from '../src/modules/demo-seed';
 import { openDatabase } from '../src/db/open';
 import { AdminSocketError, adminSocketPath, sendSeedToAdminSocket } from '../src/modules/auth/api-key.socket';
-import { explainStartupError } from '../src/startup';
+import { explainStartupError } from '../src/db/startup';
 
 async function main(): Promise<void> {
   readEnvFile();

@@ -4,26 +4,34 @@
  * /openapi.json and reference page at /docs). Starting and stopping the process is main.ts's job.
  */
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
 import { createApollo } from './graphql/apollo';
 import { registerExplorerAssets } from './graphql/explorer';
-import { createContext, type GraphQLContext } from './graphql/context';
-import { createLimits } from './graphql/limits';
-import { createCostBudget } from './graphql/cost-budget';
+import { createContext, type GraphQLContext } from './modules/context';
+import { Reads } from './read/reads';
+import { createLimits } from './policy/limits';
+import { createCostBudget } from './policy/cost-budget';
 import { createPointsStore } from './http/points-store';
-import { createSchema } from './graphql/schema';
-import { registerSubscriptions, type Subscriptions } from './graphql/subscriptions';
+import { createSchema } from './schema/schema';
+import { registerSubscriptions, type Subscriptions } from './subscriptions/subscriptions';
 import { startStoreEvents } from './modules/events/store-events';
-import { registerErrorHandlers } from './http/errors';
+import { frameworkErrorHandler, registerErrorHandlers, registerHostCheck } from './http/errors';
 import { linkGraphQLContext, loggerOptions, registerRequestLog } from './http/request-log';
 import { healthRoutes } from './http/health.routes';
 import { landingRoutes } from './http/landing.routes';
 import { registerRateLimit } from './http/rate-limit';
 import { registerReadScope } from './http/read-scope';
+import { SharedReadYourWrites } from './db/read-routing';
 import { readRoutingPlugin } from './graphql/read-routing.plugin';
 import { registerSecurityHeaders } from './http/security-headers';
 import { registerUpgradeGuard } from './http/upgrade-guard';
@@ -32,19 +40,20 @@ import { registerAccessControl, registerCallerResolution } from './modules/auth/
 import { createTokenVerifier } from './modules/auth/access-token';
 import { registerCors } from './http/cors';
 import { registerCompression } from './http/compression';
-import { batchGuard } from './graphql/batching';
+import { batchGuard } from './policy/batching';
 import { registerDeprecatedPath, type Lifecycle } from './http/deprecation';
 import { registerDocs } from './http/docs';
 import { registerOpenApi } from './http/openapi';
 import { orderRoutes } from './modules/orders/order.routes';
 import { PET_BY_ID_URL, petRoutes } from './modules/pets/pet.routes';
-import { createServices } from './services';
+import { createServices, type Services } from './modules/services';
+import type { GraphQLSchema } from 'graphql';
 import { createMetrics, reportOpenSubscriptions } from './telemetry/metrics';
-import { graphqlTracingPlugin, traceGraphQLHandler } from './telemetry/graphql-tracing';
+import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql/graphql-tracing';
 import { registerSpanRouteNames } from './telemetry/http-tracing';
 import { tracingEnabled } from './telemetry/tracing';
-import { TrustedDocuments, TrustedDocumentsError } from './graphql/trusted-documents';
-import { StartupError } from './startup';
+import { TrustedDocuments, TrustedDocumentsError } from './policy/trusted-documents';
+import { StartupError } from './db/startup';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -67,6 +76,11 @@ export interface BuildAppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** "Now" for time-dependent behaviour (the sunset of GET /pets/{petId}); tests pass a fixed one. */
   clock?: Clock;
+  /**
+   * Replaces the schema served (HTTP and WebSocket alike). Tests only: the differential tests serve
+   * a reference reader this way (test/helpers/reference-reads.ts), through the same pipeline.
+   */
+  transformSchema?: (schema: GraphQLSchema, services: Services) => GraphQLSchema;
 }
 
 export { LOG_REDACT } from './http/request-log';
@@ -97,8 +111,12 @@ export async function buildApp({
   logger,
   loggerInstance,
   clock = systemClock,
+  transformSchema,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const tracing = tracingEnabled();
+  const trustProxy = config.trustProxy;
+  // What every answer carries, for the router's own refusals too (set once the headers are registered).
+  let securityHeaders: ((request: FastifyRequest, reply: FastifyReply) => void) | null = null;
   const app = Fastify({
     // With tracing on, every line logged inside a request carries its trace and span ids (the
     // mixin of loggerOptions, http/request-log.ts).
@@ -113,7 +131,14 @@ export async function buildApp({
     // On close, keep-alive sockets with no request in flight are closed at once (those with one get
     // `Connection: close` on their answer: below); Fastify's default on Node >= 18.2, stated.
     forceCloseConnections: 'idle',
-    trustProxy: config.trustProxy,
+    // The router's refusals (an over-long path parameter, a URL that does not decode) in the Error
+    // shape with the usual headers, not Fastify's own body (http/errors.ts).
+    frameworkErrors: frameworkErrorHandler((request, reply) => {
+      reply.header('x-request-id', request.id);
+      securityHeaders?.(request, reply);
+    }),
+    // A number of hops as proxy-addr's own function for it (Fastify accepts a number, its types do not).
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so one id follows a request across services.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -123,7 +148,7 @@ export async function buildApp({
   // First of all hooks: a WebSocket upgrade refused by any later hook still closes its socket.
   registerUpgradeGuard(app, config.limits.requestTimeoutMs);
   // Next: the request's read scope (read replicas: http/read-scope.ts).
-  if (db.noteWrite) registerReadScope(app, db.noteWrite);
+  const readScope = db.noteWrite ? registerReadScope(app, db.noteWrite) : null;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -172,7 +197,9 @@ export async function buildApp({
   metrics?.register(app, { host: config.metrics.host, port: config.metrics.port });
   // helmet's defaults on every response (http/security-headers.ts); the Sandbox page at GET /graphql
   // brings its own nonce-based CSP instead (see the route below).
-  if (config.securityHeaders) registerSecurityHeaders(app);
+  if (config.securityHeaders) securityHeaders = registerSecurityHeaders(app);
+  // A missing or malformed Host is 400, before anything reads it (and with the headers above).
+  registerHostCheck(app);
   // Order matters, all three run on onRequest before the body is read: who is calling as far as is
   // known without the database, then the rate limit (every request counted before any credential
   // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
@@ -181,6 +208,17 @@ export async function buildApp({
   const tokens = await createTokenVerifier(config.auth, app.log);
   registerCallerResolution(app, services.apiKeys, tokens);
   const limiter = await registerRateLimit(app, config);
+  // Read-your-writes across processes: the window in the rate limit's Redis (db/read-routing.ts).
+  if (readScope && limiter.redis) {
+    readScope.share(
+      new SharedReadYourWrites(
+        limiter.redis,
+        `${config.rateLimit.redisPrefix}ryw:`,
+        config.database.kind === 'postgres' ? (config.database.readYourWritesMs ?? 5_000) : 0,
+        (msg, err) => app.log.warn({ err: err instanceof Error ? { message: err.message } : undefined }, msg),
+      ),
+    );
+  }
   app.addHook('onRequest', limiter.limit);
   registerAccessControl(app, services.apiKeys, limiter.chargeKey);
 
@@ -195,7 +233,8 @@ export async function buildApp({
   await registerDocs(app);
 
   if (config.graphql.explorer !== 'off') await registerExplorerAssets(app);
-  const schema = await createSchema({ federation: config.graphql.federation });
+  const built = await createSchema({ federation: config.graphql.federation });
+  const schema = transformSchema ? transformSchema(built, services) : built;
   // Trusted documents (graphql/trusted-documents.ts): read now, so a bad manifest stops the start.
   if (config.trustedDocuments.mode !== 'off') {
     try {
@@ -227,6 +266,7 @@ export async function buildApp({
         createPointsStore(config.rateLimit.windowMs, limiter.redis, `${config.rateLimit.redisPrefix}cost:`),
         limits,
         schema,
+        trustedDocuments ? (operation) => trustedDocuments!.listedDocument(operation) : undefined,
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);
@@ -244,10 +284,10 @@ export async function buildApp({
   });
   const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
     context: async (request) =>
-      linkGraphQLContext(request, createContext(services, request, { planReads: config.readPlanner })),
+      linkGraphQLContext(request, createContext(services, request, new Reads(services, request.caller))),
   });
   app.addHook('onClose', async () => apollo.stop());
-  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/graphql/subscriptions.ts),
+  // Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (src/subscriptions/subscriptions.ts),
   // fed by the database's store events through this process's one LISTEN on their channel.
   const events = await startStoreEvents(db, app.log);
   app.addHook('onClose', events.stop);

@@ -2,10 +2,12 @@
  * Configuration: the environment, read once at start, validated, and turned into a typed object.
  * A bad value stops the process with a message naming the variable (docs/configuration.md).
  */
+import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import net from 'node:net';
 import { z } from 'zod';
-import { SCOPES, type Scope } from './modules/auth/scopes';
+import { SCOPES, type Scope } from './common/scopes';
 
 /** The project root (where package.json is), whether we run from `src/` (tests) or `dist/src/`. */
 export const projectRoot: string = (() => {
@@ -23,6 +25,52 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** What `request.ip` is taken from (docs/deployment.md#behind-a-load-balancer); see `trustProxy` below. */
+export type TrustProxy = false | number | string[];
+
+/** The address names proxy-addr (Fastify's trustProxy) knows, besides addresses and CIDR ranges. */
+const PROXY_ADDRESS_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY (issue 28, item 4): `false` (the default: the socket's address is the client's), a
+ * number of hops (the client is the address that many proxies back, counted from the right of
+ * `X-Forwarded-For`), or a comma-separated list of proxy addresses/CIDR ranges (the client is the
+ * first address from the right that is not one of them). `true` means 1 hop: it used to mean "trust
+ * every entry", which lets a client name any address by sending its own `X-Forwarded-For`, since a
+ * load balancer appends to what the client sent rather than replacing it.
+ */
+const trustProxy = z.string().transform((value, ctx): TrustProxy => {
+  const v = value.trim().toLowerCase();
+  if (['false', 'no', '0', ''].includes(v)) return false;
+  if (['true', 'yes'].includes(v)) return 1;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops <= 32) return hops;
+  }
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const bad = entries.filter((e) => {
+    if (PROXY_ADDRESS_NAMES.has(e)) return false;
+    const [address, prefix, ...rest] = e.split('/');
+    const family = net.isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return true;
+    if (prefix === undefined) return false;
+    return !/^\d+$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128);
+  });
+  if (entries.length === 0 || bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be false, true (one proxy), a number of proxy hops (0-32), or a comma-separated list of proxy ' +
+        `addresses and CIDR ranges (loopback, linklocal, uniquelocal allowed)${bad.length ? `; not understood: ${bad.join(', ')}` : ''}`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 /** An ISO 8601 date (`2027-07-01`, midnight UTC) or date-time with an offset, to whole seconds. */
 const instant = z
@@ -121,13 +169,12 @@ const envSchema = z
     GRAPHQL_LANDING_PAGE: bool.optional(),
     GRAPHQL_INTROSPECTION: bool.optional(),
     GRAPHQL_JIT: bool.default(true),
-    GRAPHQL_READ_PLANNER: bool.default(true),
     // A Federation v2 subgraph on /graphql: `_service` and `_entities` (docs/federation.md).
     GRAPHQL_FEDERATION: bool.default(false),
     // Operations in one batched request (a JSON array); 1 turns batching off (docs/clients.md).
     GRAPHQL_BATCH_MAX: int(1, 100).default(10),
     SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
-    TRUST_PROXY: bool.default(false),
+    TRUST_PROXY: trustProxy.default(false),
     // Limits (docs/keys-scopes-limits.md).
     BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
     REQUEST_TIMEOUT_MS: int(0, 600_000).default(30_000),
@@ -187,6 +234,15 @@ const envSchema = z
       )
       .optional(),
     TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S: int(0, 31_536_000).default(0),
+    // Deployment (docs/deployment.md): worker processes on one port, migrations as their own step.
+    WEB_CONCURRENCY: z
+      .string()
+      .regex(
+        /^(auto|[1-9]\d{0,3})$/,
+        'must be a number of worker processes (1, 2, ...) or auto (one per CPU available)',
+      )
+      .optional(),
+    MIGRATE_ON_START: bool.default(true),
   })
   .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
     path: ['PETS_PATH_SUNSET_DATE'],
@@ -214,6 +270,11 @@ const envSchema = z
       message: 'needs RATE_LIMIT_COST_BUDGET, and every budget must be at least GRAPHQL_MAX_COST',
     },
   )
+  .refine((e) => e.DATABASE_URL || e.WEB_CONCURRENCY === undefined || e.WEB_CONCURRENCY === '1', {
+    path: ['WEB_CONCURRENCY'],
+    message:
+      'needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only; unset WEB_CONCURRENCY or set it to 1',
+  })
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
     message: 'must differ from PORT: metrics are never served on the public port',
@@ -300,19 +361,21 @@ export interface Config {
     /** Execute with graphql-jit (compiled operations, cached) instead of graphql-js (jit-gateway.ts). */
     jit: boolean;
     /**
-     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/graphql/federation.ts); off: the
+     * Serve a Federation v2 subgraph (`_service`, `_entities`, src/schema/federation.ts); off: the
      * schema is exactly schema.graphql.
      */
     federation: boolean;
-    /** Most operations in one batched request; 1 refuses batches (src/graphql/batching.ts). */
+    /** Most operations in one batched request; 1 refuses batches (src/policy/batching.ts). */
     batchMax: number;
   };
-  /** Every GraphQL root query field is compiled into one statement (src/graphql/planner); off: DataLoaders only. */
-  readPlanner: boolean;
   shutdownTimeoutMs: number;
   /** How long /readyz waits for the database before answering 503. */
   readinessTimeoutMs: number;
-  trustProxy: boolean;
+  /**
+   * Which `X-Forwarded-*` entries to believe (Fastify's `trustProxy`): false (none), a number of proxy
+   * hops in front of the gateway, or a list of proxy addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
   limits: {
     bodyBytes: number;
     /** Time to receive a whole request (Fastify `requestTimeout`); 0 turns it off. */
@@ -348,7 +411,7 @@ export interface Config {
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
   cors: { origins: '*' | string[] };
-  /** GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). */
+  /** GraphQL subscriptions over WebSocket (src/subscriptions/subscriptions.ts). */
   subscriptions: {
     perConnection: number;
     connectionsPerKey: number;
@@ -373,12 +436,22 @@ export interface Config {
   /** Tracing (OTEL_* variables, src/telemetry/tracing.ts): a span per field resolver when true. */
   tracing: { resolverSpans: boolean };
   /**
-   * Trusted documents (src/graphql/trusted-documents.ts): `off`, `allow` (listed documents skip
+   * Trusted documents (src/policy/trusted-documents.ts): `off`, `allow` (listed documents skip
    * parsing, validation and the cost check; others run as usual) or `enforce` (others are refused,
    * except for `admin` keys). `files`: manifests, absolute paths. `maxAgeS`: `Cache-Control:
    * public, max-age` of anonymous GET reads by hash; 0 sends none.
    */
   trustedDocuments: { mode: TrustedDocumentsMode; files: string[]; maxAgeS: number };
+  /**
+   * Worker processes serving the one port (WEB_CONCURRENCY; `auto`: one per CPU available); more
+   * than 1 runs src/cluster.ts's primary, which forks them. Always 1 on the embedded database.
+   */
+  workers: number;
+  /**
+   * Apply pending migrations at start (MIGRATE_ON_START, default true). false: start-up never
+   * changes the schema, and refuses to start while migrations are pending (src/db/open.ts).
+   */
+  migrateOnStart: boolean;
 }
 
 export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
@@ -397,8 +470,20 @@ export interface RestConfig {
 
 export type Explorer = 'sandbox' | 'graphiql' | 'off';
 
+/** One invalid variable: its name and what is wrong with it. */
+export interface ConfigIssue {
+  setting: string;
+  message: string;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** Each invalid variable, for one fatal line each (src/startup.ts). */
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  ${i.setting}: ${i.message}`).join('\n')}`);
+    this.issues = issues;
+  }
 }
 
 /**
@@ -412,7 +497,7 @@ export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
   if (explicit === '' || (explicit === undefined && env.NODE_ENV === 'test')) return null;
   const file = path.resolve(projectRoot, explicit ?? '.env');
   if (!fs.existsSync(file)) {
-    if (explicit) throw new ConfigError(`Invalid configuration:\n  ENV_FILE: ${file} does not exist`);
+    if (explicit) throw new ConfigError([{ setting: 'ENV_FILE', message: `${file} does not exist` }]);
     return null;
   }
   // Node's own parser (Node >= 20.12); it leaves variables that are already set alone.
@@ -444,8 +529,7 @@ export function pgbouncerFlag(url: string): boolean {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(parsed.error.issues.map((i) => ({ setting: i.path.join('.'), message: i.message })));
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
@@ -481,7 +565,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           replicaCheckMs: e.DB_REPLICA_CHECK_MS,
         }
       : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
-    readPlanner: e.GRAPHQL_READ_PLANNER,
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
       explorer,
@@ -559,5 +642,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       files: (e.TRUSTED_DOCUMENTS_FILE ?? []).map((f) => path.resolve(projectRoot, f)),
       maxAgeS: e.TRUSTED_DOCUMENTS_CACHE_MAX_AGE_S,
     },
+    workers: workerCount(e.WEB_CONCURRENCY),
+    migrateOnStart: e.MIGRATE_ON_START,
   };
+}
+
+/** WEB_CONCURRENCY as a number of processes: unset is 1, `auto` the CPUs this process may use. */
+function workerCount(value: string | undefined): number {
+  if (value === undefined) return 1;
+  return value === 'auto' ? Math.max(1, os.availableParallelism()) : Number(value);
 }

@@ -1,149 +1,31 @@
 /**
- * Process start: configuration, database (migrated), server, signals. Nothing else lives here.
+ * The process entry: `npm start`, `node dist/src/main.js`, the container's command. One process
+ * serves (WEB_CONCURRENCY unset or 1: src/server.ts in this process), or this process becomes the
+ * primary of WEB_CONCURRENCY workers (src/cluster.ts), each of which runs this same file and, being a
+ * worker, serves. Kept small on purpose: the primary loads the configuration and the cluster code,
+ * never the server's modules (GraphQL, Prisma, PGlite, the tracing SDK).
  */
-// First: starts the OpenTelemetry SDK, when OTEL_* asks for it, before node:http and pg are loaded.
-import './telemetry/preload';
-import 'reflect-metadata';
-import closeWithGrace from 'close-with-grace';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import cluster from 'node:cluster';
 import { loadConfig, readEnvFile, type Config } from './config';
-import { buildApp } from './app';
-import { seedDemoData } from './db/demo-seed';
-import { openDatabase } from './db/open';
-import { loggerOptions } from './http/request-log';
-import { checkPortFree, explainStartupError, StartupError } from './startup';
-import { readManifest, TrustedDocumentsError } from './graphql/trusted-documents';
-import { ApiKeyService } from './modules/auth/api-key.service';
-import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
-import { tracePglite } from './telemetry/pglite-tracing';
-import { shutdownTracing, tracingEnabled } from './telemetry/tracing';
+import { writeFatal } from './fatal-log';
 
-/** Unix socket paths are limited to about 107 bytes. */
-const MAX_SOCKET_PATH = 100;
-
-/** Known once the configuration is valid: what start-up failures are explained against. */
-let startingConfig: Config | undefined;
-
-/** One step of the shutdown: what it closes (for the log) and how. */
-interface Closer {
-  name: string;
-  close(): Promise<void>;
+function configOrExit(): Config {
+  try {
+    readEnvFile();
+    return loadConfig();
+  } catch (error) {
+    writeFatal(error);
+    process.exit(1);
+  }
 }
 
-async function main(): Promise<void> {
-  const envFile = readEnvFile();
-  const config = loadConfig();
-  startingConfig = config;
-  const log = pino(loggerOptions(config));
-  if (envFile) log.info(`read ${envFile}`);
-  const settings = config.database;
-  if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
-    log.warn(
-      'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +
-        'events and revoked API keys are read on every request (no cache), because LISTEN needs a session; ' +
-        "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
-    );
-  }
-  // A bad manifest stops the start before the database is opened (seconds on a first start);
-  // buildApp reads the files again and validates the documents against the schema.
-  if (config.trustedDocuments.mode !== 'off') {
-    try {
-      for (const file of config.trustedDocuments.files) readManifest(file);
-    } catch (error) {
-      if (error instanceof TrustedDocumentsError) throw new StartupError(`TRUSTED_DOCUMENTS_FILE: ${error.message}`);
-      throw error;
-    }
-  }
-  await checkPortFree(config.host, config.port);
-  const db = await openDatabase(config, {
-    progress: (msg) => log.info(msg),
-    warn: (msg) => log.warn(msg),
-    info: (msg) => log.info(msg),
-  });
-  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
-  const app = await buildApp({ config, db, loggerInstance: log });
-  let adminSocket: FastifyInstance | undefined;
-
-  /**
-   * The shutdown sequence, in order; anything that holds the process open gets its step here.
-   * 1. HTTP: stop accepting connections, let every in-flight request finish and be answered (each
-   *    answer during shutdown carries `Connection: close`, idle keep-alive sockets are closed at
-   *    once: app.ts), then Fastify's onClose hooks (Apollo, the API-key cache's listener, Redis).
-   * 2. The API-key admin socket (embedded database only).
-   * 3. The database, last: in-flight requests needed it.
-   * One SIGTERM/SIGINT runs it and exits 0; a second signal, or SHUTDOWN_TIMEOUT_MS passing, exits
-   * 1 at once (close-with-grace). Apollo's own signal handling is off (graphql/apollo.ts): Fastify
-   * owns shutdown.
-   */
-  const closers: Closer[] = [
-    { name: 'http', close: () => app.close() },
-    { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
-    { name: 'database', close: () => db.close() },
-  ];
-  // With trusted documents on, SIGHUP re-reads their manifests (below) instead of shutting down.
-  const trusted = app.trustedDocuments;
-  if (trusted) {
-    process.on('SIGHUP', () => {
-      try {
-        const documents = trusted.reload();
-        app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
-      } catch (error) {
-        // The list in use stays: a half-written or broken file must not take the service down.
-        app.log.error(
-          { err: { message: (error as Error).message } },
-          'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
-        );
-      }
-    });
-  }
-  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: trusted ? ['SIGHUP'] : [] }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an uncaught error');
-    else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    for (const closer of closers) {
-      try {
-        await closer.close();
-      } catch (error) {
-        app.log.error({ err: error, step: closer.name }, 'shutdown step failed');
-      }
-    }
-    app.log.info('stopped');
-    await shutdownTracing();
-  });
-  await app.listen({ host: config.host, port: config.port });
-  // The embedded database can be opened by this process only: `npm run apikey` goes through here.
-  if (config.database.kind === 'pglite' && config.database.dataDir) {
-    const socket = adminSocketPath(config.database.dataDir);
-    if (socket.length <= MAX_SOCKET_PATH) {
-      adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log), async () => {
-        const line = await seedDemoData(db);
-        app.log.info(line);
-        return line;
-      });
-    } else {
-      app.log.warn(
-        { socket },
-        'data directory path too long for the API-key admin socket; stop the server to manage keys',
-      );
-    }
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const graphql = `http://localhost:${port}/graphql`;
-  app.log.info({ database: db.kind, graphql }, 'petstore gateway ready');
+// A worker was forked by a primary that already read (and checked) the same configuration.
+const workers = cluster.isWorker ? 1 : configOrExit().workers;
+// Loaded on demand (require: this is CommonJS), so the primary never loads the server's modules.
+/* eslint-disable @typescript-eslint/no-require-imports */
+if (workers > 1) {
+  void (require('./cluster') as typeof import('./cluster')).runPrimary(configOrExit());
+} else {
+  (require('./server') as typeof import('./server')).startServer();
 }
-
-main().catch((error: unknown) => {
-  // A failure a person can fix is one line naming the setting and the fix. Anything else is one line
-  // too (a stack on a first start reads as a crash of the tool, not as a message); its stack follows
-  // at LOG_LEVEL=debug (or trace).
-  const explained = explainStartupError(error, startingConfig);
-  if (explained) console.error(explained);
-  else {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    console.error(`petstore gateway could not start: ${message}`);
-    if (/^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '')) console.error(error);
-    else console.error('(run with LOG_LEVEL=debug for the details)');
-  }
-  process.exit(1);
-});
+/* eslint-enable @typescript-eslint/no-require-imports */

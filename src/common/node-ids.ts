@@ -2,19 +2,20 @@
  * Relay's global object identifiers (docs/relay.md): `nodeId` is `base64url("<Type>:<key>")`, e.g.
  * `Pet:42` -> `UGV0OjQy`. Opaque to clients; `id` keeps its meaning (the row's int64 id). The type
  * is in the id so that `node(nodeId:)` knows what to read, and so that the scope table can be
- * checked before execution (an Order needs orders:read: src/graphql/operation-access.ts).
+ * checked before execution (an Order needs orders:read: src/policy/operation-access.ts).
  */
 import { ValidationError } from '../errors/app-error';
-import type { Operation } from '../modules/auth/scopes';
 import { INT64_MAX } from './ids';
+import { OBJECT_TYPE_NAMES, type ObjectTypeName } from './object-types';
 
-export const NODE_TYPES = ['Pet', 'Category', 'Order', 'InventoryItem'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+/** Every type of the registry (object-types.ts) is a Node; its name is its node ids' prefix. */
+export const NODE_TYPES = OBJECT_TYPE_NAMES;
+export type NodeType = ObjectTypeName;
 
 const DECODED = new RegExp(`^(${NODE_TYPES.join('|')}):([1-9][0-9]{0,18})$`);
 const BASE64URL = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The node id of the object of `type` whose key (id, or petId for InventoryItem) is `key`. */
+/** The node id of the object of `type` whose key (its registry key: id, or petId for InventoryItem) is `key`. */
 export function encodeNodeId(type: NodeType, key: bigint): string {
   return Buffer.from(`${type}:${key}`).toString('base64url');
 }
@@ -36,14 +37,3 @@ export function decodeNodeId(value: unknown): { type: NodeType; key: bigint } {
   }
   return { type: match[1] as NodeType, key };
 }
-
-/**
- * The scope-table entry an object of each node type is read under: `node(nodeId:)` is allowed
- * exactly when the type's own root field would be (an Order needs orders:read, as `order(id:)`).
- */
-export const NODE_TYPE_OPERATIONS: Record<NodeType, Operation> = {
-  Pet: 'Query.pet',
-  Category: 'Query.category',
-  Order: 'Query.order',
-  InventoryItem: 'Query.inventory',
-};

@@ -8,7 +8,6 @@
  * `cursor` option) page by offset or need the cursor row to still exist.
  */
 import { Prisma } from '../generated/prisma/client';
-import type { SqlReader } from '../db/database';
 import { ValidationError } from '../errors/app-error';
 import { parseId } from './ids';
 
@@ -194,7 +193,10 @@ export interface ListQuery {
 }
 
 /** Counts the rows of a list query. */
-export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'conditions'>): Promise<number> {
+export async function countRows(
+  sql: { query<T>(statement: Prisma.Sql): Promise<T[]> },
+  q: Pick<ListQuery, 'from' | 'conditions'>,
+): Promise<number> {
   const [row] = await sql.query<{ n: number }>(
     Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`,
   );
@@ -204,8 +206,7 @@ export async function countRows(sql: SqlReader, q: Pick<ListQuery, 'from' | 'con
 /**
  * One keyset page of a list query as SQL, not yet run: `statement` selects the page's rows
  * (`take: limit + 1`, in window order) with the list's columns, `count` counts the rows of the list
- * (its filter, not the page). The read compiler (src/graphql/planner) embeds both in its statements;
- * `paginate` runs them here.
+ * (its filter, not the page). The read compiler (src/read/) embeds both in its statements.
  */
 export interface PageSql<T> {
   statement: Prisma.Sql;
@@ -239,13 +240,6 @@ export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql
     window,
     sort,
   };
-}
-
-/** Runs one keyset page of a list query (`take: limit + 1`), and its count only when asked. */
-export async function paginate<T>(sql: SqlReader, q: ListQuery, sort: Sort<T>, args: PageArgs): Promise<Page<T>> {
-  const { statement, window } = pageSql(q, sort, args);
-  const rows = await sql.query<T>(statement);
-  return buildPage(rows, window, sort, () => countRows(sql, q));
 }
 
 /**

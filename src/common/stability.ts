@@ -1,5 +1,5 @@
 /**
- * Stability labels, one table for both APIs (keys as in the scope table, src/modules/auth/scopes.ts).
+ * Stability labels, one table for both APIs (keys as in the scope table, src/common/scopes.ts).
  * REST operations carry theirs as `x-stability` in the OpenAPI document; GraphQL root fields carry
  * theirs as `@stability(level: ...)` in the schema and as "Stability: ..." in their description.
  *

@@ -1,27 +1,37 @@
-/** `npm run db:migrate`: applies pending migrations to the configured database and exits. */
-import { loadConfig, readEnvFile } from '../config';
-import { createDatabase } from './database';
-import { migrate, readMigrations } from './migrate';
-import { explainStartupError } from '../startup';
+/**
+ * The migrate command (`npm run db:migrate`; in the runtime an operator ships, the same script runs
+ * `node dist/src/db/migrate.cli.js` with no build step): applies pending migrations to the configured
+ * database and exits. It opens the database as the server does (src/db/open.ts): a PostgreSQL
+ * server that does not answer yet is waited for (DB_STARTUP_RETRY_MS), and a failure a person can fix
+ * (no such database, login refused, a pooler refusing a parameter) is the server's one line naming
+ * the setting, JSON in production (src/fatal-log.ts).
+ */
+import { loadConfig, readEnvFile, type Config } from '../config';
+import { openDatabase } from './open';
+import { readMigrations } from './migrate';
+import { reportStartupFailure } from './startup';
+
+let config: Config | undefined;
 
 async function main(): Promise<void> {
   readEnvFile();
-  const config = loadConfig();
-  const db = await createDatabase(config.database);
-  try {
-    const applied = await migrate(db);
-    const total = readMigrations().length;
-    console.log(
-      applied.length
-        ? `applied ${applied.length} migration(s): ${applied.join(', ')}`
-        : `database is up to date (${total} migration(s))`,
-    );
-  } finally {
-    await db.close();
-  }
+  config = loadConfig();
+  const applied: string[] = [];
+  const db = await openDatabase(config, {
+    migrations: 'apply',
+    progress: (msg) => console.error(msg),
+    applied: (name) => applied.push(name),
+  });
+  await db.close();
+  const total = readMigrations().length;
+  console.log(
+    applied.length
+      ? `applied ${applied.length} migration(s): ${applied.join(', ')}`
+      : `database is up to date (${total} migration(s))`,
+  );
 }
 
 main().catch((error: unknown) => {
-  console.error(explainStartupError(error) ?? (error instanceof Error ? error.message : error));
+  reportStartupFailure(error, config, { what: 'migrate' });
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 /**
- * The migration runner. Prisma's own `migrate deploy` needs a native schema engine that these
- * machines cannot download (docs/operations.md), so the service applies Prisma's migration folders
- * itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
+ * The migration runner. Prisma's own `migrate deploy` needs a native schema engine downloaded from
+ * Prisma's host, where the service must install and run from the npm registry alone
+ * (docs/operations.md), so the service applies Prisma's migration folders itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
  * columns and SHA-256 checksums that Prisma writes, so `prisma migrate status` agrees elsewhere.
  */
 import crypto from 'node:crypto';
@@ -70,28 +70,12 @@ export async function migrate(
     } else {
       await session.exec(CREATE_MIGRATIONS_TABLE);
     }
-    const rows = await session.query<AppliedRow>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+    const pending = pendingOf(
+      migrations,
+      await session.query<AppliedRow>(
+        'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+      ),
     );
-    const applied = new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
-    for (const row of applied.values()) {
-      if (row.finished_at === null) {
-        throw new MigrationError(
-          `Migration ${row.migration_name} started but did not finish; resolve it before starting the service`,
-        );
-      }
-    }
-    const pending: Migration[] = [];
-    for (const migration of migrations) {
-      const previous = applied.get(migration.name);
-      if (previous) {
-        if (previous.checksum !== migration.checksum) {
-          throw new MigrationError(`Migration ${migration.name} was changed after it was applied (checksum differs)`);
-        }
-        continue;
-      }
-      pending.push(migration);
-    }
     const done: string[] = [];
     for (const [index, migration] of pending.entries()) {
       onApply?.(migration, index + 1, pending.length);
@@ -99,6 +83,58 @@ export async function migrate(
       done.push(migration.name);
     }
     return done;
+  });
+}
+
+/**
+ * The migrations of `migrations` not applied according to `rows` (`_prisma_migrations`); throws
+ * MigrationError for a migration that started and did not finish, or that was changed after it was
+ * applied. Migrations applied that `migrations` does not know (a newer release's, during a rollback
+ * or a rollout) are not an error: expand-only migrations keep the older code working (docs/deployment.md).
+ */
+function pendingOf(migrations: Migration[], rows: AppliedRow[]): Migration[] {
+  const applied = new Map(rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
+  for (const row of applied.values()) {
+    if (row.finished_at === null) {
+      throw new MigrationError(
+        `Migration ${row.migration_name} started but did not finish; resolve it before starting the service`,
+      );
+    }
+  }
+  const pending: Migration[] = [];
+  for (const migration of migrations) {
+    const previous = applied.get(migration.name);
+    if (previous) {
+      if (previous.checksum !== migration.checksum) {
+        throw new MigrationError(`Migration ${migration.name} was changed after it was applied (checksum differs)`);
+      }
+      continue;
+    }
+    pending.push(migration);
+  }
+  return pending;
+}
+
+/**
+ * The migrations not yet applied to `db`, read without changing anything (no table is created: a
+ * role without CREATE can run it): what MIGRATE_ON_START=false checks at start. It takes the
+ * migrations' advisory lock like the runner, so a migration running elsewhere is waited for.
+ */
+export async function pendingMigrations(
+  db: Database,
+  migrations: Migration[] = readMigrations(),
+): Promise<Migration[]> {
+  return db.withMigrationSession(async (session) => {
+    const [table] = await session.query<{ present: boolean }>(
+      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
+    );
+    if (!table?.present) return migrations;
+    return pendingOf(
+      migrations,
+      await session.query<AppliedRow>(
+        'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
+      ),
+    );
   });
 }
 

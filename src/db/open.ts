@@ -1,21 +1,37 @@
 import type { Config } from '../config';
-import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, waitForPostgres } from '../startup';
+import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, StartupError, waitForPostgres } from './startup';
 import { createDatabase, startupParameters, type CreateDatabaseOptions, type Database } from './database';
-import { migrate } from './migrate';
+import { migrate, pendingMigrations } from './migrate';
 
 export interface OpenDatabaseOptions extends CreateDatabaseOptions {
   /** Hears progress lines for a person (creating the database, applying migration N of M). */
   progress?: (msg: string) => void;
+  /**
+   * `apply`: pending migrations are applied (the migrate command; the default with MIGRATE_ON_START
+   * true); `check`: nothing is changed, and pending migrations stop the open with one line naming the
+   * command (the default with MIGRATE_ON_START=false). Omitted: as config.migrateOnStart says.
+   */
+  migrations?: 'apply' | 'check';
+  /** Hears the name of each migration applied. */
+  applied?: (name: string) => void;
 }
+
+/** The migrate command, as the runtime an operator ships runs it (docs/deployment.md). */
+export const MIGRATE_COMMAND = 'npm run db:migrate';
 
 /**
  * Opens the configured database and applies pending migrations: what the service does at start and
  * what `npm run db:migrate`, `db:seed` and the API-key CLI do before their work. A PostgreSQL server
  * that does not answer yet is waited for (up to DB_STARTUP_RETRY_MS); failures a person can fix
- * throw StartupError (src/startup.ts).
+ * throw StartupError (src/db/startup.ts).
  */
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
-  const { progress = () => undefined, ...createOptions } = options;
+  const {
+    progress = () => undefined,
+    migrations = config.migrateOnStart === false ? 'check' : 'apply',
+    applied,
+    ...createOptions
+  } = options;
   const settings = config.database;
   if (settings.kind === 'postgres') {
     const retryMs = config.databaseStartupRetryMs ?? 0;
@@ -33,9 +49,22 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     throw settings.kind === 'pglite' ? explainPgliteFailure(error, settings.dataDir) : error;
   });
   try {
-    await migrate(db, undefined, (migration, index, count) =>
-      progress(`applying migration ${index} of ${count}: ${migration.name}`),
-    );
+    if (migrations === 'apply') {
+      const names = await migrate(db, undefined, (migration, index, count) =>
+        progress(`applying migration ${index} of ${count}: ${migration.name}`),
+      );
+      for (const name of names) applied?.(name);
+    } else {
+      const pending = await pendingMigrations(db);
+      if (pending.length) {
+        throw new StartupError(
+          `The database schema is behind: ${pending.length} migration(s) not applied (${pending[0]!.name}` +
+            `${pending.length > 1 ? ', ...' : ''}) and MIGRATE_ON_START=false never changes it. ` +
+            `Run the migrate command first (${MIGRATE_COMMAND}, or node dist/src/db/migrate.cli.js), then start the gateway.`,
+          { setting: 'MIGRATE_ON_START' },
+        );
+      }
+    }
   } catch (error) {
     await db.close();
     throw error;

@@ -6,7 +6,9 @@
  *   calling (an API key, or the client address when anonymous) and whether this request writes (a
  *   GraphQL mutation: its own answer is read from the primary).
  * - Read-your-writes: a caller that wrote reads from the primary for DB_READ_YOUR_WRITES_MS, longer
- *   than a replica's usual lag, so a client never misses its own write.
+ *   than a replica's usual lag, so a client never misses its own write. With REDIS_URL the window is
+ *   shared by every gateway process (`SharedReadYourWrites`), so a load balancer may send the next
+ *   request to any of them; while Redis cannot be asked, reads go to the primary (never stale).
  * - Replica health: a replica whose statement fails at the connection level is taken out at once
  *   (the read is retried elsewhere: reads change nothing), checked every DB_REPLICA_CHECK_MS, and
  *   taken back when a check succeeds and it is still a standby.
@@ -24,8 +26,8 @@ export interface ReadScope {
   primary: boolean;
   /** This request wrote: its caller's read-your-writes window starts again when it ends. */
   wrote?: boolean;
-  /** Called by markWrite (starts the caller's read-your-writes window). */
-  onWrite?: () => void;
+  /** Called by markWrite (starts the caller's read-your-writes window); resolves once it is recorded. */
+  onWrite?: () => Promise<void> | void;
 }
 
 const scopes = new AsyncLocalStorage<ReadScope>();
@@ -40,13 +42,67 @@ export function runInReadScope<T>(scope: ReadScope, fn: () => T): T {
   return scopes.run(scope, fn);
 }
 
-/** Marks the current request as writing: its reads go to the primary from now on. */
-export function markWrite(): void {
+/**
+ * Marks the current request as writing: its reads go to the primary from now on. Resolves once the
+ * caller's window is recorded (in Redis too, when shared), so it holds before the write is answered.
+ */
+export async function markWrite(): Promise<void> {
   const scope = scopes.getStore();
   if (scope && !scope.wrote) {
     scope.primary = true;
     scope.wrote = true;
-    scope.onWrite?.();
+    await scope.onWrite?.();
+  }
+}
+
+/** The few Redis commands the shared window needs (an ioredis client: the rate limit's connection). */
+export interface PinStore {
+  /** ioredis's connection state: commands are sent only while it is 'ready'. */
+  readonly status: string;
+  set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
+  pttl(key: string): Promise<number>;
+}
+
+/**
+ * Read-your-writes across processes: a caller's window is a Redis key that expires with it, written
+ * before the write is answered and read at the start of each of the caller's requests (one command
+ * each; the reader keeps deciding per statement from what it learnt). Fail safe: when Redis cannot
+ * answer (down, reconnecting, a command timing out), the request reads from the primary, which is
+ * never stale; a window that could not be written is logged, since other processes cannot see it.
+ */
+export class SharedReadYourWrites {
+  #warned = false;
+
+  constructor(
+    private readonly redis: PinStore,
+    private readonly prefix: string,
+    private readonly windowMs: number,
+    private readonly log: (msg: string, err?: unknown) => void,
+  ) {}
+
+  async wrote(caller: string): Promise<void> {
+    if (this.windowMs <= 0) return;
+    try {
+      if (this.redis.status !== 'ready') throw new Error(`Redis is ${this.redis.status}`);
+      await this.redis.set(this.prefix + caller, '1', 'PX', this.windowMs);
+      this.#warned = false;
+    } catch (error) {
+      if (!this.#warned)
+        this.log('read-your-writes window not shared (Redis unavailable): other processes may read a replica', error);
+      this.#warned = true;
+    }
+  }
+
+  /** Whether `caller`'s reads must go to the primary: it wrote within the window, or Redis cannot tell. */
+  async pinned(caller: string): Promise<boolean> {
+    if (this.windowMs <= 0) return false;
+    if (this.redis.status !== 'ready') return true;
+    try {
+      // -2: no such key (no recent write); anything else: the window is open.
+      return (await this.redis.pttl(this.prefix + caller)) !== -2;
+    } catch {
+      return true;
+    }
   }
 }
 

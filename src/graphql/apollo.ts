@@ -6,18 +6,18 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
-import type { GraphQLContext } from './context';
-import { errorReportingPlugin, formatError } from './errors';
+import type { GraphQLContext } from '../modules/context';
+import { errorReportingPlugin, formatError } from '../policy/errors';
 import { JitGateway } from './jit-gateway';
-import { createLimits, type GraphQLLimits } from './limits';
-import { operationAccessPlugin } from './operation-access';
-import { wellFormedVariablesPlugin } from './well-formed';
-import { createSchema } from './schema';
-import { subscriptionsOverHttpPlugin } from './subscriptions';
+import { createLimits, type GraphQLLimits } from '../policy/limits';
+import { operationAccessPlugin } from '../policy/operation-access';
+import { wellFormedVariablesPlugin } from '../policy/well-formed';
+import { createSchema } from '../schema/schema';
+import { subscriptionsOverHttpPlugin } from '../subscriptions/subscriptions';
 import { explorerPlugin } from './explorer';
 import { requestLogPlugin } from '../http/request-log';
-import { traceResolvers } from '../telemetry/graphql-tracing';
-import type { TrustedDocuments } from './trusted-documents';
+import { traceResolvers } from './graphql-tracing';
+import type { TrustedDocuments } from '../policy/trusted-documents';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -40,7 +40,7 @@ export async function createApollo(
     limits?: GraphQLLimits;
     plugins?: ApolloServerPlugin<GraphQLContext>[];
     traceResolvers?: boolean;
-    /** TRUSTED_DOCUMENTS allow or enforce (src/graphql/trusted-documents.ts); null when off. */
+    /** TRUSTED_DOCUMENTS allow or enforce (src/policy/trusted-documents.ts); null when off. */
     trustedDocuments?: TrustedDocuments | null;
   } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
@@ -73,7 +73,7 @@ export async function createApollo(
     // no parser for text/plain, form or multipart bodies, see app.ts). docs/clients.md, CSRF.
     csrfPrevention: false,
     // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
-    // counted by the rate limit and checked by every limit on its own (src/graphql/batching.ts).
+    // counted by the rate limit and checked by every limit on its own (src/policy/batching.ts).
     allowBatchedHttpRequests: config.graphql.batchMax > 1,
     parseOptions: limits.parseOptions,
     // Trusted documents: the listed ones come out of this store parsed and validated; in enforce

@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { ApolloServerPlugin } from '@apollo/server';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { projectRoot, type Explorer } from '../config';
+import type { Explorer } from '../config';
 
 /** Where the explorer's files are served from. */
 export const EXPLORER_ASSETS = '/explorer/';
@@ -44,8 +44,9 @@ function graphqlWsBrowserBuild(): string | null {
 /** The files of the page, by the name they are served under. */
 function assetFiles(): Record<string, string> {
   const files: Record<string, string> = {
-    // A browser script, not compiled: served from the sources, from src/ and dist/ alike.
-    'explorer.browser.js': path.join(projectRoot, 'src', 'graphql', 'explorer.browser.js'),
+    // A browser script, not compiled: beside this module, in src/ and in dist/src/ alike (`npm run
+    // build` copies src/'s non-TypeScript files there: scripts/build-if-stale.js).
+    'explorer.browser.js': path.join(__dirname, 'explorer.browser.js'),
     'graphiql.min.js': path.join(packageDir('graphiql'), 'graphiql.min.js'),
     'graphiql.min.css': path.join(packageDir('graphiql'), 'graphiql.min.css'),
     'react.production.min.js': path.join(packageDir('react'), 'umd', 'react.production.min.js'),

@@ -26,7 +26,7 @@
  *
  * A third difference is the schema's to respect: graphql-jit reads a field that has no resolver as a
  * plain property, where graphql-js's default resolver would call a function found there. A field whose
- * value is computed on demand needs a resolver of its own (`totalCount`, src/graphql/connection.ts).
+ * value is computed on demand needs a resolver of its own (`totalCount`, src/common/graphql/connection.ts).
  *
  * Whatever graphql-jit cannot compile runs through graphql-js `execute`, remembered per operation so
  * that the attempt is not repeated (and logged once, at debug level).
@@ -56,7 +56,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
-import type { GraphQLContext } from './context';
+import type { GraphQLContext } from '../modules/context';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;

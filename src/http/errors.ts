@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AppError,
+  BadRequestError,
   ErrorCode,
   MethodNotAllowedError,
   UnauthenticatedError,
@@ -181,4 +182,56 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       status: 404,
     });
   });
+}
+
+/**
+ * `Host` as RFC 9110 allows it (a name or address, a bracketed IPv6 literal, an optional port), and
+ * as a URL can hold: the GraphQL integration builds the request's URL from it, and a `Host: [` or
+ * `Host: a b` used to make that throw, answered 500 INTERNAL with a stack in the log.
+ */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::\d{0,5})?$/;
+
+/**
+ * Refuses a request whose host (`Host`, or `X-Forwarded-Host` from a trusted proxy) is missing or
+ * malformed: 400 BAD_REQUEST in the Error shape, before anything else reads it. Registered after the
+ * security headers, so the refusal carries them like every answer.
+ */
+export function registerHostCheck(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const host = request.host;
+    if (typeof host !== 'string' || !HOST.test(host) || !URL.canParse(`http://${host}/`)) {
+      throw new BadRequestError('The Host header is missing or is not a host name or address with an optional port');
+    }
+  });
+}
+
+/**
+ * Fastify's router errors, which it otherwise answers itself (its own JSON shape, before any hook,
+ * so without the security headers): an over-long path parameter (FST_ERR_MAX_PARAM_LENGTH, which
+ * Fastify answers 414) is a parameter that cannot be valid, 400 VALIDATION_FAILED; a URL that does
+ * not decode (FST_ERR_BAD_URL) is 400 BAD_REQUEST. `decorate` adds the headers every answer carries.
+ */
+export function frameworkErrorHandler(
+  decorate: (request: FastifyRequest, reply: FastifyReply) => void,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    decorate(request, reply);
+    const path = request.url.split('?')[0]!.slice(0, 100);
+    const body: ErrorBody =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? {
+            code: ErrorCode.VALIDATION_FAILED,
+            message: `A path parameter of ${path}... is longer than any valid value`,
+            status: 400,
+          }
+        : error.code === 'FST_ERR_BAD_URL'
+          ? {
+              code: ErrorCode.BAD_REQUEST,
+              message: 'The URL is not valid (a malformed percent-encoding?)',
+              status: 400,
+            }
+          : { code: ErrorCode.INTERNAL, message: `Internal server error (request id ${request.id})`, status: 500 };
+    if (body.status === 500) request.log.error({ err: error }, 'unexpected router error');
+    sendError(request, reply, body);
+  };
 }

@@ -8,15 +8,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Negotiator from 'negotiator';
-import { projectRoot } from '../config';
 
 export interface LandingOptions {
   /** Whether GET /graphql serves the explorer to a browser (EXPLORER is not `off`). */
   explorer: boolean;
 }
 
-/** The favicon, served as committed (a 32x32 PNG inside an ICO), from src/ and dist/ alike. */
-export const FAVICON_FILE = path.join(projectRoot, 'src', 'http', 'assets', 'favicon.ico');
+/**
+ * The favicon, served as committed (a 32x32 PNG inside an ICO). Beside this module: `npm run build`
+ * copies src/'s non-TypeScript files into dist/src/ (scripts/build-if-stale.js), so the runtime an
+ * operator ships (dist/ without src/, docs/deployment.md) has it too.
+ */
+export const FAVICON_FILE = path.join(__dirname, 'assets', 'favicon.ico');
 
 interface Link {
   href: string;

@@ -1,5 +1,5 @@
 /**
- * Counters of points per caller per fixed window, for the cost budget (src/graphql/cost-budget.ts):
+ * Counters of points per caller per fixed window, for the cost budget (src/policy/cost-budget.ts):
  * "charge N units to this key if they fit in what is left". The request limiter
  * (@fastify/rate-limit, http/rate-limit.ts) adds 1 per request whether or not it fits, and its
  * stores have no "add N"; a cost charge must add N at once and must not spend anything when it is

@@ -7,10 +7,12 @@
  *
  * When it counts (auth.hooks.ts has the three steps): before any credential is looked up in the
  * database. A key this process has verified before (the API-key cache) is counted against the key;
- * any other request against its client address, so a flood of unknown or random keys spends the
- * address's budget and then gets 429 without a query. A key verified by a lookup is then counted
+ * a key not verified yet against its client address's budget for key lookups (`lookup:<address>`),
+ * so a flood of unknown or random keys spends that budget and then gets 429 without a query; an
+ * anonymous request against its client address (`ip:<address>`), a budget of its own, so anonymous
+ * floods never lock out key holders at the same address. A key verified by a lookup is then counted
  * against its own budget too (`chargeKey`): its first request in a process (or, with the cache off,
- * every request) costs one unit of the address's budget as well.
+ * every request) costs one unit of the address's lookup budget as well.
  *
  * Where the counters live: in memory (one process) unless REDIS_URL is set, when every process
  * shares them through Redis. Redis going away costs no latency and does not switch the limit off:
@@ -50,10 +52,19 @@ type StoreClass = new (...args: unknown[]) => Store;
  * so they spend one budget.
  */
 export function rateLimitSubject(caller: Caller | null, address: string): string {
-  return callerIdentity(caller, address);
+  return caller ? callerIdentity(caller) : `ip:${address}`;
 }
 
+/**
+ * The subject a request is counted against before its credential is looked up: its key when this
+ * process knows it already; `lookup:<address>` when it presents a key not verified yet; its address
+ * (`ip:`) when anonymous. Unverified keys have a budget of their own per address (issue 28, item 5):
+ * counted with the anonymous requests, a flood of anonymous requests from an address (a NAT, an
+ * office proxy) would refuse every key holder behind it whose key this process has not seen yet.
+ * Still counted before the lookup, so a flood of random keys costs no query once over its budget.
+ */
 export function rateLimitKey(request: FastifyRequest): string {
+  if (!request.caller && request.presentedKey !== null) return `lookup:${request.ip}`;
   return rateLimitSubject(request.caller, request.ip);
 }
 

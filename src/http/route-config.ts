@@ -3,11 +3,11 @@
  * auth hook to enforce its scope) in `config`, and OpenAPI extensions (`x-stability`, ...) in
  * `schema`, which @fastify/swagger copies onto the operation.
  */
-import type { Operation } from '../modules/auth/scopes';
+import type { Operation } from '../common/scopes';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The key of this route in SCOPE_TABLE (src/modules/auth/scopes.ts). */
+    /** The key of this route in SCOPE_TABLE (src/common/scopes.ts). */
     operation?: Operation;
   }
   interface FastifySchema {

@@ -9,7 +9,7 @@
  * the recorded headers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 declare module 'fastify' {
@@ -51,13 +51,19 @@ const PLAIN_HTTP_CSP: Readonly<HelmetOptions> = {
   contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
 };
 
-export function registerSecurityHeaders(app: FastifyInstance): void {
+/**
+ * Puts the headers on every answer (an onRequest hook); returns that step, for the answers Fastify's
+ * router gives before any hook runs (app.ts `frameworkErrors`).
+ */
+export function registerSecurityHeaders(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => void {
   const overHttps = helmetHeaders();
   const overHttp = helmetHeaders(PLAIN_HTTP_CSP);
   const withoutCsp = helmetHeaders({ contentSecurityPolicy: false });
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.contentSecurityPolicy === false) reply.headers(withoutCsp);
+  const apply = (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions?.config?.contentSecurityPolicy === false) reply.headers(withoutCsp);
     // request.protocol honours X-Forwarded-Proto behind a proxy when TRUST_PROXY is set.
     else reply.headers(request.protocol === 'https' ? overHttps : overHttp);
-  });
+  };
+  app.addHook('onRequest', async (request, reply) => apply(request, reply));
+  return apply;
 }

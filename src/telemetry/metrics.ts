@@ -17,12 +17,21 @@
  * prom-client does the bookkeeping and the text format; the only hand-written parts are the hooks
  * that feed it, because they depend on this service's routes and error model.
  */
+import cluster from 'node:cluster';
 import http from 'node:http';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { GraphQLContext } from '../graphql/context';
-import type { TrustedDocumentsCounts } from '../graphql/trusted-documents';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * In a worker of src/cluster.ts: answer the primary's requests for metrics over IPC (prom-client's
+ * AggregatorRegistry sums them and the primary serves METRICS_PORT). Until createMetrics' registry
+ * is ready the answer is empty, so a scrape while a worker starts is not left waiting.
+ */
+export function joinClusterMetrics(): void {
+  new AggregatorRegistry(); // adds the worker's IPC listener (idempotent)
+  AggregatorRegistry.setRegistries([]);
+}
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
 let openSubscriptionsSource: (() => number) | null = null;
@@ -60,7 +69,9 @@ export interface MetricsOptions {
   pools?: () => { name: string; role: string; up: boolean; reads: number; counts: PoolCounts }[];
   apiKeyCache?: () => CacheCounts | undefined;
   /** The trusted-document tallies (graphql/trusted-documents.ts), when TRUSTED_DOCUMENTS is on. */
-  trustedDocuments?: () => TrustedDocumentsCounts | undefined;
+  /** The trusted list's tallies (TrustedDocuments.counts, src/policy/trusted-documents.ts). */
+  trustedDocuments?: () =>
+    { listed: number; refused: Record<string, number>; reloads: { ok: number; failed: number } } | undefined;
 }
 
 /** The label of operation names past the bound, of anonymous operations, and of unparsed ones. */
@@ -97,8 +108,11 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 export interface Metrics {
   readonly registry: Registry;
   /** The Apollo plugin that counts operations. */
-  apolloPlugin(): ApolloServerPlugin<GraphQLContext>;
-  /** Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up. */
+  apolloPlugin(): ApolloServerPlugin<BaseContext>;
+  /**
+   * Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up (in a cluster
+   * worker: hands its registry to the primary, which serves them all).
+   */
   register(app: FastifyInstance, listen: { host: string; port: number }): void;
 }
 
@@ -361,7 +375,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
         if (status === 429) rateLimited.inc({ route });
         if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
       });
-      serveMetrics(app, registry, listen);
+      // A worker's metrics are served by its primary, summed with the other workers' (src/cluster.ts).
+      if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
+      else serveMetrics(app, registry, listen);
     },
   };
 }

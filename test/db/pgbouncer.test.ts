@@ -6,7 +6,7 @@
  * Real processes throughout. Skipped where PgBouncer or a PostgreSQL server is missing.
  */
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
 import { gql, petInStock } from '../helpers/gateway-fixture';
 import { mixedLoad } from '../helpers/mixed-load';

@@ -5,9 +5,10 @@
  * a caller's read right after its own write still sees it, a stopped replica costs no request, and a
  * server in the wrong role stops the start in one line. Skipped without PostgreSQL's server binaries.
  */
+import crypto from 'node:crypto';
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
-import { describeIf } from '../helpers/describe-if';
+import { createServices } from '../../src/modules/services';
+import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { gql } from '../helpers/gateway-fixture';
 import {
   freePort,
@@ -186,3 +187,130 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
     expect(standby.lines[0]).toMatch(/^DATABASE_URL \(.*\) is a standby .*Point DATABASE_URL at the primary/);
   });
 });
+
+const redisUrl = process.env.TEST_REDIS_URL;
+
+describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEEDS_REDIS : NEEDS_PG_BINARIES)(
+  'read-your-writes across two gateway processes (Redis)',
+  () => {
+    let pair: ReplicatedPair;
+    const servers: ServerProcess[] = [];
+    let a: ServerProcess;
+    let b: ServerProcess;
+    let writer: Record<string, string>;
+    let categoryId: string;
+
+    const ok = async (
+      url: string,
+      query: string,
+      variables: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => {
+      const reply = await gql(url, query, variables, headers);
+      if (reply.errors) throw new Error(JSON.stringify(reply.errors));
+      return reply.data!;
+    };
+
+    beforeAll(async () => {
+      pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });
+      await pair.primary.query('CREATE DATABASE petstore');
+      await pair.primary.query('CREATE EXTENSION pg_stat_statements', [], 'petstore');
+      const env = {
+        DATABASE_URL: pair.primary.url('petstore'),
+        DATABASE_REPLICA_URLS: pair.replica.url('petstore'),
+        DB_REPLICA_CHECK_MS: '300',
+        DB_READ_YOUR_WRITES_MS: '10000',
+        RATE_LIMIT_MAX: '10000000',
+        REDIS_URL: redisUrl!,
+        RATE_LIMIT_REDIS_PREFIX: `petstore-test-${crypto.randomUUID()}:`,
+      };
+      // One at a time: the first applies the migrations.
+      a = await startServerProcess(env);
+      servers.push(a);
+      b = await startServerProcess(env);
+      servers.push(b);
+      // A third whose Redis is not there (nothing listens on port 1): it must read from the primary.
+      servers.push(await startServerProcess({ ...env, REDIS_URL: 'redis://127.0.0.1:1' }));
+      const db = await createDatabase({ kind: 'postgres', url: pair.primary.url('petstore'), poolSize: 1 });
+      try {
+        writer = await createApiKey({ services: createServices(db) }, ['admin'], 'writer');
+      } finally {
+        await db.close();
+      }
+      ({
+        createCategory: { id: categoryId },
+      } = await ok(a.url, 'mutation { createCategory(input: { name: "Birds" }) { id } }', {}, writer));
+      // Until the replica has the category (and the migrations) too.
+      await pollUntil(
+        async () =>
+          (await pair.replica.query('SELECT 1 FROM categories WHERE id = $1', [categoryId], 'petstore').catch(() => []))
+            .length,
+        (n) => n === 1,
+        30_000,
+      );
+    });
+
+    afterAll(async () => {
+      await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+      await pair?.stop();
+    });
+
+    const newPet = async (url: string, name: string, stock = 0): Promise<string> => {
+      const { createPet } = await ok(
+        url,
+        'mutation($c: ID!, $n: String!) { createPet(input: { name: $n, categoryId: $c }) { id } }',
+        { c: categoryId, n: name },
+        writer,
+      );
+      if (stock > 0)
+        await ok(
+          url,
+          'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }',
+          { p: createPet.id, q: stock },
+          writer,
+        );
+      return createPet.id as string;
+    };
+
+    it('reads a write made through one process back through the other at once', async () => {
+      for (let i = 0; i < 5; i++) {
+        const id = await newPet(a.url, `Tweety ${i}`);
+        const { pet } = await ok(b.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
+        expect(pet).toEqual({ name: `Tweety ${i}` });
+      }
+      const petId = await newPet(a.url, 'Polly', 5);
+      const { placeOrder } = await ok(
+        a.url,
+        'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 2 }) { id } }',
+        { p: petId },
+        writer,
+      );
+      const { order, inventory } = await ok(
+        b.url,
+        'query($o: ID!, $p: ID!) { order(id: $o) { quantity } inventory(petId: $p) { quantity } }',
+        { o: placeOrder.id, p: petId },
+        writer,
+      );
+      expect(order).toEqual({ quantity: 2 });
+      expect(inventory).toEqual({ quantity: 3 });
+    });
+
+    it('does not pin an address to the primary for a mutation refused 401', async () => {
+      const refused = await gql(b.url, 'mutation { createCategory(input: { name: "Nope" }) { id } }');
+      expect(refused.status).toBe(401);
+      const before = [await petReads(pair.replica), await petReads(pair.primary)];
+      for (const server of [a, b]) await gql(server.url, '{ pets(first: 1) { nodes { name } } }');
+      expect((await petReads(pair.replica)) - before[0]!).toBe(2);
+      expect((await petReads(pair.primary)) - before[1]!).toBe(0);
+    });
+
+    it('reads from the primary while Redis cannot be asked: never stale', async () => {
+      const id = await newPet(a.url, 'Rio');
+      const { pet } = await ok(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
+      expect(pet).toEqual({ name: 'Rio' });
+      // Anyone's: the process cannot know who wrote.
+      const anonymous = await gql(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id });
+      expect(anonymous.data).toEqual({ pet: { name: 'Rio' } });
+    });
+  },
+);

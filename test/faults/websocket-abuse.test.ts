@@ -291,3 +291,47 @@ describe('WebSocket messages and the rate limit (RATE_LIMIT_MAX=100 a minute)', 
     expect(keyed.status).toBe(200);
   });
 });
+
+describe('a flood after its rate-limit close (issue 28, item 6; RATE_LIMIT_MAX=20)', () => {
+  let gateway: GatewayFixture | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway({ NODE_ENV: 'production', RATE_LIMIT_MAX: '20', SUBSCRIPTION_KEEPALIVE_MS: '0' });
+  });
+  afterAll(async () => {
+    await gateway?.dispose();
+  });
+
+  it('cuts the socket of a client that never reads and goes on writing after the 1008 close', async () => {
+    const ws = await rawGraphqlWs(gateway!.server.url);
+    ws.on('error', () => undefined);
+    // Never read again (not even the close frame); write pings as fast as the socket takes them.
+    const socket = (ws as unknown as { _socket: net.Socket })._socket;
+    socket.pause();
+    socket.on('error', () => undefined);
+    const burst = Buffer.concat(Array.from({ length: 5_000 }, () => PING_FRAME));
+    const start = Date.now();
+    // The budget of 20 is gone after 19 pings: the server closes with 1008 at once, then, before the
+    // fix, went on reading and parsing the flood until `ws`'s 30 s close timeout.
+    while (!socket.destroyed && Date.now() - start < 20_000) {
+      if (!socket.write(burst)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            socket.off('drain', done);
+            resolve();
+          };
+          const timer = setTimeout(done, 200);
+          socket.once('drain', done);
+        });
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    const cutAfterMs = Date.now() - start;
+    ws.terminate();
+    console.info(`websocket-abuse issue 28 item 6: socket cut after ${cutAfterMs} ms of flooding`);
+    expect(socket.destroyed).toBe(true);
+    expect(cutAfterMs).toBeLessThan(10_000);
+    // The server serves others meanwhile, and afterwards.
+    expect((await post(gateway!.server.url, { query: '{ __typename }' }, gateway!.admin)).status).toBe(200);
+  });
+});

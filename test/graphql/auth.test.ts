@@ -23,8 +23,8 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
-import { createSchema } from '../../src/graphql/schema';
-import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/modules/auth/scopes';
+import { createSchema } from '../../src/schema/schema';
+import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/common/scopes';
 import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 import { pollUntil } from '../helpers/poll';
@@ -130,7 +130,6 @@ describe('the scope table', () => {
       if (!fieldOf(schema, op)) expect(absent).toContain(op);
     }
     for (const [, requirement] of entries) expect(['public', ...SCOPES]).toContain(requirement);
-    if (absent.length) console.info(`scope table: not in this build's schema (skipped): ${absent.join(', ')}`);
   });
 });
 
@@ -286,10 +285,9 @@ describe('access to REST routes', () => {
   it.each(restEntries)('%s (needs %s) is enforced where the route exists', async (op, required) => {
     const [method, url] = op.split(' ') as ['GET', string];
     const concrete = url.replace(/:\w+/g, '1');
-    if (!t.app.hasRoute({ method, url })) {
-      console.info(`scope table: ${op} is not registered in this build (checked after merge)`);
-      return;
-    }
+    // A route of another branch's table entry, not merged yet: nothing to check (and nothing printed:
+    // a passing run of npm test prints nothing but its results).
+    if (!t.app.hasRoute({ method, url })) return;
     const status = async (headers?: Record<string, string>) =>
       (await t.app.inject({ method, url: concrete, headers })).statusCode;
     expect(await status({ authorization: 'Bearer nope' })).toBe(401);

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 import { CancelOrder, PlaceOrder, ordersOf, stockOf } from './store-operations';
 
@@ -87,14 +87,15 @@ describe('placeOrder with an Idempotency-Key', () => {
   it('remembers a key for 24 hours, then treats it as new', async () => {
     const pet = await makePet(t, { stock: 5 });
     const key = newKey();
-    await place(pet.id, 1, key);
+    const first = await place(pet.id, 1, key);
+    const orderId = BigInt(first.data!.placeOrder.id);
     const [row] = await t.db.prisma.$queryRaw<{ ttl: number }[]>`
-      SELECT EXTRACT(EPOCH FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE key = ${key}`;
+      SELECT EXTRACT(EPOCH FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE order_id = ${orderId}`;
     expect(row?.ttl).toBe(24 * 60 * 60);
     // A day later: the key has expired, so even a different request is accepted as new.
     await t.db.prisma.$executeRaw`
       UPDATE idempotency_keys SET created_at = now() - interval '25 hours', expires_at = now() - interval '1 hour'
-      WHERE key = ${key}`;
+      WHERE order_id = ${orderId}`;
     const later = await place(pet.id, 2, key);
     expect(later.errors).toBeUndefined();
     expect(await ordersOf(t, pet.id)).toHaveLength(2);
@@ -120,6 +121,57 @@ describe('placeOrder with an Idempotency-Key', () => {
       extensions: { code: 'VALIDATION_FAILED', status: 400 },
     });
     expect(await ordersOf(t, pet.id)).toHaveLength(0);
+  });
+
+  describe('sent by another caller', () => {
+    // Two tenants, each with its own orders:write key (issue 28, item 1).
+    let alice: Record<string, string>;
+    let mallory: Record<string, string>;
+    beforeAll(async () => {
+      alice = await createApiKey(t, ['orders:read', 'orders:write'], 'alice');
+      mallory = await createApiKey(t, ['orders:read', 'orders:write'], 'mallory');
+    });
+    const placeAs = (who: Record<string, string>, petId: bigint, quantity: number, key: string) =>
+      t.gql(PlaceOrder, { input: { petId: petId.toString(), quantity } }, { ...who, 'idempotency-key': key });
+
+    it("never hands one caller's order to another: the same key and request place a second order", async () => {
+      const pet = await makePet(t, { stock: 100 });
+      const key = newKey();
+      const victim = await placeAs(alice, pet.id, 1, key);
+      const attacker = await placeAs(mallory, pet.id, 1, key);
+      expect(victim.errors).toBeUndefined();
+      expect(attacker.errors).toBeUndefined();
+      expect(attacker.data?.placeOrder.id).not.toBe(victim.data?.placeOrder.id);
+      expect(await ordersOf(t, pet.id)).toHaveLength(2);
+      expect((await stockOf(t, pet.id)).quantity).toBe(98);
+      // Each caller's retry still finds its own order.
+      expect((await placeAs(alice, pet.id, 1, key)).data?.placeOrder.id).toBe(victim.data?.placeOrder.id);
+      expect((await placeAs(mallory, pet.id, 1, key)).data?.placeOrder.id).toBe(attacker.data?.placeOrder.id);
+    });
+
+    it("places the victim's order when an attacker used the key first", async () => {
+      const pet = await makePet(t, { stock: 100 });
+      const key = newKey();
+      const attacker = await placeAs(mallory, pet.id, 1, key);
+      const victim = await placeAs(alice, pet.id, 1, key);
+      expect(victim.errors).toBeUndefined();
+      expect(victim.data?.placeOrder.id).not.toBe(attacker.data?.placeOrder.id);
+      expect((await stockOf(t, pet.id)).quantity).toBe(98);
+    });
+
+    it('does not reveal that another caller uses the key: a different request is placed, not CONFLICT', async () => {
+      const pet = await makePet(t, { stock: 100 });
+      const key = newKey();
+      await placeAs(alice, pet.id, 1, key);
+      const probe = await placeAs(mallory, pet.id, 3, key);
+      expect(probe.errors).toBeUndefined();
+      expect(probe.data?.placeOrder.quantity).toBe(3);
+      // ...nor that its order was cancelled.
+      const cancelledKey = newKey();
+      const own = await placeAs(alice, pet.id, 1, cancelledKey);
+      await t.gqlOk(CancelOrder, { id: own.data!.placeOrder.id });
+      expect((await placeAs(mallory, pet.id, 1, cancelledKey)).errors).toBeUndefined();
+    });
   });
 
   it('accepts a key of 255 visible characters', async () => {

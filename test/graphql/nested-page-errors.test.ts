@@ -1,21 +1,22 @@
 /**
  * Two aliases of one nested connection with different arguments are two reads: when one is refused,
  * the error is reported at the alias that asked for it, and the other alias is not blamed (issue 20,
- * "a wrong error path"), with the read planner on and off.
+ * "a wrong error path"), read by the compiler and by the reference reader alike.
  */
 import { makeCategory, makePet } from '../helpers/factories';
-import { createTestApp, type TestApp } from '../helpers/test-app';
+import { referenceSchema } from '../helpers/reference-reads';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app';
 
 const doc = (query: string) => ({ toString: () => query });
 
-describe.each([
-  ['on', {}],
-  ['off', { GRAPHQL_READ_PLANNER: 'false' }],
-])('errors of nested pages under aliases, read planner %s', (_label, env: Record<string, string>) => {
+describe.each<[string, TestAppOptions]>([
+  ['the read compiler', {}],
+  ['the reference reader', { transformSchema: referenceSchema }],
+])('errors of nested pages under aliases, read by %s', (_label, options) => {
   let t: TestApp;
   let categoryId: string;
   beforeAll(async () => {
-    t = await createTestApp({ env });
+    t = await createTestApp(options);
     const category = await makeCategory(t);
     categoryId = category.id.toString();
     for (let i = 0; i < 3; i++) await makePet(t, { categoryId: category.id });

@@ -1,3 +1,4 @@
+import { referenceSchema } from '../helpers/reference-reads';
 import { graphql } from '../gql';
 import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { insertOrder, makeCategory, makePet } from '../helpers/factories';
@@ -331,21 +332,21 @@ const W1 = graphql(`
 `);
 
 /**
- * The read compiler (src/graphql/planner): each root field and everything below it in one statement.
- * The same database is served by a second app with the planner off (GRAPHQL_READ_PLANNER=false:
- * DataLoaders only) and a third compiling on graphql-js instead of graphql-jit (GRAPHQL_JIT=false),
- * and every answer must be the same bytes.
+ * The read compiler (src/read/): each root field and everything below it in one statement.
+ * The same database is served by a second app reading through the reference reader (a naive reader
+ * per field generated from the relation table, test/helpers/reference-reads.ts) and a third compiling
+ * on graphql-js instead of graphql-jit (GRAPHQL_JIT=false), and every answer must be the same bytes.
  */
 describe('read planner', () => {
   let t: TestApp;
-  let loadersOnly: TestApp;
+  let reference: TestApp;
   let withoutJit: TestApp;
   let firstCategory: string;
   beforeAll(async () => {
     t = await createTestApp({ auth: 'admin' });
-    loadersOnly = await createTestApp({
+    reference = await createTestApp({
       auth: 'admin',
-      env: { GRAPHQL_READ_PLANNER: 'false' },
+      transformSchema: referenceSchema,
       database: { db: t.db, config: t.config, sql: t.sql, destroy: async () => undefined },
     });
     withoutJit = await createTestApp({
@@ -375,18 +376,18 @@ describe('read planner', () => {
     await insertOrder(t, { petId: big, shipDate: new Date(Date.UTC(2026, 5, 1)) });
     // Warm the API-key cache, so counts below are the query's own.
     await t.gqlOk(W1, { id: '1' });
-    await loadersOnly.gqlOk(W1, { id: '1' });
+    await reference.gqlOk(W1, { id: '1' });
     // Three apps and their data: minutes on a loaded machine, seconds on a quiet one.
   }, 240_000);
   afterAll(async () => {
-    await loadersOnly.app.close();
+    await reference.app.close();
     await withoutJit.app.close();
     await t.close();
   });
 
   async function same<R, V>(doc: TypedDocument<R, V>, variables: V): Promise<R | undefined> {
     const planned = await t.gql(doc, variables);
-    const unplanned = await loadersOnly.gql(doc, variables);
+    const unplanned = await reference.gql(doc, variables);
     const graphqlJs = await withoutJit.gql(doc, variables);
     expect(JSON.stringify({ ...planned, headers: undefined })).toBe(
       JSON.stringify({ ...unplanned, headers: undefined }),
@@ -397,7 +398,7 @@ describe('read planner', () => {
     return planned.data ?? undefined;
   }
 
-  it('answers every planned shape exactly as the DataLoaders alone do', async () => {
+  it('answers every planned shape exactly as the reference reader does', async () => {
     const page = await same(PetsPage, { first: 7 });
     const after = page!.pets.pageInfo.endCursor;
     await same(PetsPage, { first: 7, after });
@@ -427,7 +428,7 @@ describe('read planner', () => {
     expect(backward!.pets.edges.map((e) => e.node.id)).toEqual(nine.edges.slice(5, 8).map((e) => e.node.id));
   });
 
-  it('answers every relation, at any depth, exactly as the DataLoaders alone do', async () => {
+  it('answers every relation, at any depth, exactly as the reference reader does', async () => {
     for (const id of ['1', '2', '5', '9', '9007199254740993']) {
       const first = await same(EveryRelation, { id, first: 2 });
       const after = first?.pet?.orders.pageInfo.endCursor;

@@ -293,7 +293,7 @@ async function statementsIn<R, V>(
 }
 
 /**
- * The read compiler (src/graphql/planner): every root query field takes ONE statement, with every
+ * The read compiler (src/read/): every root query field takes ONE statement, with every
  * relation selected below it (to-one, connections, counts, aliases, at any depth), whatever the page
  * sizes.
  */
@@ -304,6 +304,19 @@ describe('SQL statements per query, read compiler on (the default)', () => {
     await seed(t);
   });
   afterAll(() => t.close());
+
+  it('reads an API key on its first request only', async () => {
+    const headers = await createApiKey(t, ['orders:read'], 'read once');
+    const keyStatements = () => t.sql.statements.filter((q) => q.includes('"api_keys"'));
+    t.sql.reset();
+    await t.gqlOk(PetsWithRelations, { first: 10 }, headers);
+    // The key's lookup, and its first use recorded (a write at most once a minute).
+    expect(keyStatements()).toEqual([expect.stringMatching(/^SELECT /), expect.stringMatching(/^UPDATE /)]);
+    t.sql.reset();
+    await t.gqlOk(PetsWithRelations, { first: 10 }, headers);
+    expect(keyStatements()).toEqual([]);
+    expect(t.sql.count).toBe(1); // the pets with their categories and stock: the key is cached
+  });
 
   it('reads pet(id) in one statement', async () => {
     expect((await statementsIn(t, PetById, { id: '5' })).count).toBe(1);
@@ -386,74 +399,5 @@ describe('SQL statements per query, read compiler on (the default)', () => {
     const { count, data } = await statementsIn(t, SeveralRoots, { id: '3' });
     expect(data.inventory!.pet.category.name).toBeTruthy();
     expect(count).toBe(5);
-  });
-});
-
-/**
- * DataLoaders batch every relation: the number of SQL statements of a query depends on its shape,
- * never on how many rows it returns. This is the path the read planner falls back to, measured
- * with the planner off.
- */
-describe('SQL statements per query', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin', env: { GRAPHQL_READ_PLANNER: 'false' } });
-    const categories = [];
-    for (let c = 0; c < 10; c++) categories.push(await makeCategory(t));
-    const pets = [];
-    for (let i = 0; i < 100; i++) pets.push(await makePet(t, { categoryId: categories[i % 10]!.id, stock: i }));
-    for (let i = 0; i < 50; i++) await insertOrder(t, { petId: pets[(i * 7) % 100]!.id });
-    // The key's first use reads it and records its last-used time; from then on the process has it
-    // cached (test/graphql/api-key-cache.test.ts), so the measured requests pay nothing for the key.
-    await t.gqlOk(PetsWithRelations, { first: 1 });
-  });
-
-  /** Every request of this suite carries the admin key, read once (above) and then cached. */
-  const KEY_LOOKUP = 0;
-  afterAll(() => t.close());
-
-  async function statementsFor<R, V>(
-    doc: TypedDocument<R, V>,
-    variables: V,
-    headers?: Record<string, string>,
-  ): Promise<{ count: number; data: R }> {
-    t.sql.reset();
-    const data = await t.gqlOk(doc, variables, headers);
-    return { count: t.sql.count, data };
-  }
-
-  it('reads an API key on its first request only', async () => {
-    const headers = await createApiKey(t, ['orders:read'], 'read once');
-    const keyStatements = () => t.sql.statements.filter((q) => q.includes('"api_keys"'));
-    await statementsFor(PetsWithRelations, { first: 10 }, headers);
-    // The key's lookup, and its first use recorded (a write at most once a minute).
-    expect(keyStatements()).toEqual([expect.stringMatching(/^SELECT /), expect.stringMatching(/^UPDATE /)]);
-    const second = await statementsFor(PetsWithRelations, { first: 10 }, headers);
-    expect(keyStatements()).toEqual([]);
-    expect(second.count).toBe(3); // pets, their categories, their inventory: the key is cached
-  });
-
-  it('lists 100 pets with category and inventory in as many statements as 10', async () => {
-    const small = await statementsFor(PetsWithRelations, { first: 10 });
-    const large = await statementsFor(PetsWithRelations, { first: 100 });
-    expect(small.data.pets.nodes).toHaveLength(10);
-    expect(large.data.pets.nodes).toHaveLength(100);
-    expect(large.count).toBe(small.count);
-    expect(large.count).toBe(KEY_LOOKUP + 3); // pets, their categories, their inventory
-  });
-
-  it('lists 50 orders with pet and category in as many statements as 10', async () => {
-    const small = await statementsFor(OrdersWithPets, { first: 10 });
-    const large = await statementsFor(OrdersWithPets, { first: 50 });
-    expect(large.data.orders.nodes).toHaveLength(50);
-    expect(large.count).toBe(small.count);
-    expect(large.count).toBe(KEY_LOOKUP + 3); // orders, their pets, those pets' categories
-  });
-
-  it('pages nested lists for every parent at once', async () => {
-    const small = await statementsFor(CategoriesWithPets, { first: 2 });
-    const large = await statementsFor(CategoriesWithPets, { first: 10 });
-    expect(large.count).toBe(small.count);
-    expect(large.count).toBe(KEY_LOOKUP + 5); // categories, pets per category, pet counts, orders per pet, order counts
   });
 });

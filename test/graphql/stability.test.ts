@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { STABILITY_TABLE } from '../../src/common/stability';
-import { createSchema } from '../../src/graphql/schema';
+import { createSchema } from '../../src/schema/schema';
 import { createTestApp } from '../helpers/test-app';
 
 const rootFields = (schema: GraphQLSchema) =>

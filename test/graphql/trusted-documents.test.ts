@@ -1,5 +1,5 @@
 /**
- * Trusted documents (TRUSTED_DOCUMENTS, src/graphql/trusted-documents.ts) through the public
+ * Trusted documents (TRUSTED_DOCUMENTS, src/policy/trusted-documents.ts) through the public
  * interface: documents named by hash (documentId, extensions.persistedQuery) over POST and GET,
  * enforce's refusals before parsing (and the admin exception), APQ not being a way around the list,
  * batches, subscriptions over WebSocket, allow's skipped checks, and the cache headers of GET reads.

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDatabase } from '../../src/db/database';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/modules/services';
 import { adminKeyFor, startServerProcess, type ServerProcess } from './server-process';
 import { createApiKey } from './test-app';
 import { createPostgresDatabase, usingPostgres } from './test-database';

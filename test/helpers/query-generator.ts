@@ -8,7 +8,7 @@
  *
  * Each operation comes from its own seed (`generate(seed)`): a failing one replays alone, given the
  * same data, by generating that seed again. Every operation returned is valid against the schema
- * and inside the limits of src/graphql/limits.ts (tokens, depth, aliases, directives, cost): a draw
+ * and inside the limits of src/policy/limits.ts (tokens, depth, aliases, directives, cost): a draw
  * outside them is thrown away and drawn again from the same PRNG, so the seed still replays it.
  * Some operations are valid GraphQL that the gateway must refuse (a page of 101, a cursor of
  * another ordering, an id that is not one): their errors are part of what is compared.
@@ -39,7 +39,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { loadConfig, type Config } from '../../src/config';
-import { createLimits } from '../../src/graphql/limits';
+import { createLimits } from '../../src/policy/limits';
 
 /**
  * Root fields that are not data reads: `me` answers who is calling (each app of a comparison holds
@@ -125,7 +125,7 @@ export interface GeneratedRead {
   redraws: number;
 }
 
-/** Limits the generated reads must stay within (src/graphql/limits.ts; the defaults of config.ts). */
+/** Limits the generated reads must stay within (src/policy/limits.ts; the defaults of config.ts). */
 export type ReadLimits = Config['limits'];
 
 /** The limits a server started with no configuration enforces. */

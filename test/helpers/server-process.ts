@@ -99,7 +99,14 @@ export async function startServerProcess(
   });
   const output: string[] = [];
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)));
+  // Whole lines only: a chunk may end inside a line (a busy process writes many), whose rest comes next.
+  let partial = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    output.push(...lines.filter(Boolean));
+  });
+  child.stdout!.on('end', () => partial && output.push(partial));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;

@@ -3,11 +3,11 @@
  * database, called through HTTP with Fastify's `inject`.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app';
+import { buildApp, type BuildAppOptions } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Clock } from '../../src/common/clock';
-import { createServices, type Services } from '../../src/services';
-import type { Scope } from '../../src/modules/auth/scopes';
+import { createServices, type Services } from '../../src/modules/services';
+import type { Scope } from '../../src/common/scopes';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** A document from `graphql()` in test/gql (typed by GraphQL Code Generator). */
@@ -80,6 +80,8 @@ export interface TestAppOptions {
   routes?: (app: FastifyInstance) => void;
   /** A fixed "now" (e.g. to stand after a sunset date); the system clock otherwise. */
   clock?: Clock;
+  /** Replaces the schema the app serves (buildApp's `transformSchema`): the reference reader. */
+  transformSchema?: BuildAppOptions['transformSchema'];
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -91,6 +93,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     db: database.db,
     logger: options.logger ?? false,
     clock: options.clock,
+    transformSchema: options.transformSchema,
   });
   options.routes?.(app);
   await app.ready();

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { encodeNodeId } from '../../src/common/node-ids';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
@@ -203,4 +204,72 @@ describe('the cost budget while Redis is away', () => {
     for (let i = 0; i < 3; i++) statuses.push((await post(server.url, { query: PETS_10 })).status);
     expect(statuses).toEqual([200, 200, 429]);
   }, 240_000);
+});
+
+describe('what a client cannot leave out of its charge (issue 28, items 2 and 3)', () => {
+  // (2 + 1.5 x (2 + 1.5 x (1 + 1 + (2 + 1.5 x 1)))) x 100 = 1,737.5: 1,738 points.
+  const LISTED = 'query Listed { pets(first: 100) { nodes { id name category { name } } } }';
+  const listedHash = crypto.createHash('sha256').update(LISTED).digest('hex');
+  let gateway: GatewayFixture;
+  let dir: string;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cost-trusted-'));
+    const manifest = path.join(dir, 'persisted-documents.json');
+    fs.writeFileSync(manifest, JSON.stringify({ [listedHash]: LISTED }));
+    gateway = await startGateway({
+      NODE_ENV: 'production',
+      TRUSTED_DOCUMENTS: 'enforce',
+      TRUSTED_DOCUMENTS_FILE: manifest,
+      RATE_LIMIT_COST_BUDGET: '20000',
+      RATE_LIMIT_WINDOW_MS: '600000',
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await gateway?.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('item 2: charges a batch of trusted documents by hash their cost, and refuses the batch that does not fit', async () => {
+    const url = gateway.server.url;
+    const one = await post(url, { documentId: `sha256:${listedHash}` });
+    expect(one.status).toBe(200);
+    expect(one.body.extensions.cost).toMatchObject({ requested: 1738, remaining: 20000 - 1738 });
+    // Ten by documentId, then ten by Apollo's persistedQuery hash: each batch is 17,380 points.
+    const byId = Array.from({ length: 10 }, () => ({ documentId: listedHash }));
+    const first = await post(url, byId.slice(0, 5));
+    expect(first.status).toBe(200);
+    expect(first.body[0].extensions.cost.remaining).toBe(20000 - 6 * 1738);
+    const byPersistedHash = Array.from({ length: 10 }, () => ({
+      extensions: { persistedQuery: { version: 1, sha256Hash: listedHash } },
+    }));
+    const refused = await post(url, byPersistedHash);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors[0].message).toMatch(/this request costs 17380 points and 9572 are left/);
+    // What is left still buys what fits: five more, then nothing.
+    expect((await post(url, byPersistedHash.slice(0, 5))).status).toBe(200);
+    expect((await post(url, byId.slice(0, 1))).status).toBe(429);
+  });
+
+  it('item 3: a variable left out costs its default value, as it runs', async () => {
+    const url = gateway.server.url;
+    // Full documents in enforce need the admin key; its budget is its own.
+    const nested =
+      'query Nested($n: Int = 100) { pets(first: $n) { nodes { id category { pets(first: $n) { nodes { id } } } } } }';
+    const sent = await post(url, { query: nested, variables: { n: 100 } }, gateway.admin);
+    expect(sent.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    const defaulted = await post(url, { query: nested }, gateway.admin);
+    expect(defaulted.status).toBe(400);
+    expect(defaulted.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(defaulted.body.data).toBeUndefined();
+
+    // A default list is as many items as it holds: `nodes(nodeIds:)` costs what sending it costs.
+    const ids = Array.from({ length: 50 }, (_, i) => encodeNodeId('Pet', BigInt(i + 1)));
+    const nodes = `query Nodes($ids: [NodeID!]! = ${JSON.stringify(ids)}) { nodes(nodeIds: $ids) { nodeId } }`;
+    const nodesSent = await post(url, { query: nodes, variables: { ids } }, gateway.admin);
+    const nodesDefaulted = await post(url, { query: nodes }, gateway.admin);
+    expect(nodesSent.status).toBe(200);
+    expect(nodesDefaulted.body.extensions.cost.requested).toBe(nodesSent.body.extensions.cost.requested);
+    expect(nodesDefaulted.body.extensions.cost.requested).toBeGreaterThan(50);
+  });
 });

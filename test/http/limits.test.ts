@@ -223,6 +223,9 @@ describe('production hardening', () => {
     try {
       const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
       expect(page.headers['content-type']).not.toContain('text/html');
+      // A browser is told why there is no page, and which setting gives one (issue 30).
+      expect(page.statusCode).toBe(406);
+      expect(page.json().errors[0].message).toMatch(/explorer only where EXPLORER is sandbox or graphiql/);
       const res = await t.app.inject({
         method: 'POST',
         url: '/graphql',
@@ -230,6 +233,8 @@ describe('production hardening', () => {
         payload: { query: '{ __schema { types { name } } }' },
       });
       expect(res.statusCode).toBe(400);
+      // The setting by name, not Apollo's "pass introspection: true to ApolloServer".
+      expect(res.json().errors[0].message).toMatch(/GRAPHQL_INTROSPECTION=true/);
       const typo = await t.app.inject({
         method: 'POST',
         url: '/graphql',

@@ -122,7 +122,7 @@ describe('starting the service', () => {
     const port = portOf(closed);
     await new Promise((resolve) => closed.close(resolve));
     // Attempts at 0, 0.25, 0.75, 1.75, 3.75 and 7.75 s (backoff doubling from 0.25 s), then at the
-    // deadline: the one at 7.75 s is the first 5 s after the first line (src/startup.ts), so it says it
+    // deadline: the one at 7.75 s is the first 5 s after the first line (src/db/startup.ts), so it says it
     // is still waiting once, with 2 s to spare on a loaded machine.
     const result = await runScript('src/main.js', [], {
       HOST: '127.0.0.1',

@@ -1,5 +1,5 @@
 /**
- * Trusted documents as a real process does them (src/graphql/trusted-documents.ts, src/main.ts): the
+ * Trusted documents as a real process does them (src/policy/trusted-documents.ts, src/main.ts): the
  * gateway in TRUSTED_DOCUMENTS=enforce with the manifest the example client's codegen produced
  * (examples/client/gql/persisted-documents.json), driven by the example client's own code; the
  * refusals counted on /metrics; SIGHUP re-reading a swapped file while requests are in flight; a bad

@@ -74,11 +74,6 @@ describe('configuration', () => {
     expect(() => loadConfig({ EXPLORER: 'playground' })).toThrow(/EXPLORER/);
   });
 
-  it('plans root list reads in one statement unless GRAPHQL_READ_PLANNER=false', () => {
-    expect(loadConfig({}).readPlanner).toBe(true);
-    expect(loadConfig({ GRAPHQL_READ_PLANNER: 'false' }).readPlanner).toBe(false);
-  });
-
   it('executes with graphql-jit unless GRAPHQL_JIT=false', () => {
     expect(loadConfig({ GRAPHQL_JIT: 'false' }).graphql.jit).toBe(false);
     expect(() => loadConfig({ GRAPHQL_JIT: 'sometimes' })).toThrow(/GRAPHQL_JIT/);

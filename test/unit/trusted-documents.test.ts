@@ -1,5 +1,5 @@
 /**
- * Reading trusted-document manifests (src/graphql/trusted-documents.ts): both formats, the hash
+ * Reading trusted-document manifests (src/policy/trusted-documents.ts): both formats, the hash
  * check, and one clear message per bad file. The gateway's behaviour with them:
  * test/graphql/trusted-documents.test.ts and test/http/trusted-documents-processes.test.ts.
  */
@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDocumentId, readManifest } from '../../src/graphql/trusted-documents';
+import { parseDocumentId, readManifest } from '../../src/policy/trusted-documents';
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-manifest-'));

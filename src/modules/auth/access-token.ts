@@ -23,9 +23,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../../config';
 import { UnauthenticatedError, UnavailableError } from '../../errors/app-error';
-import type { TokenCaller } from './caller';
+import { callerIdentity, IDENTITY_MAX_LENGTH, type TokenCaller } from './caller';
 import { DEV_TOKEN_ISSUER, loadOrCreateDevKey } from './dev-token';
-import { SCOPES, type Scope } from './scopes';
+import { SCOPES, type Scope } from '../../common/scopes';
 
 /** Asymmetric signatures only: RSA (PKCS#1 v1.5 and PSS), ECDSA, EdDSA. */
 export const TOKEN_ALGORITHMS = [
@@ -144,13 +144,20 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
         throw explain(error, log);
       }
       if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('The access token has no subject (sub)');
-      return {
+      const caller: TokenCaller = {
         kind: 'token',
         issuer: trusted.issuer,
         subject: payload.sub,
         scopes: tokenScopes(payload),
         expiresAt: payload.exp! * 1000,
       };
+      // The identity is what an order records as its owner: one too long for that column would fail
+      // the caller's first order with a database error (a 500), so the token is refused up front.
+      if (callerIdentity(caller).length > IDENTITY_MAX_LENGTH)
+        throw invalid(
+          `The access token's subject (sub) is too long (its issuer and sub at most ${IDENTITY_MAX_LENGTH} characters)`,
+        );
+      return caller;
     },
   };
 }

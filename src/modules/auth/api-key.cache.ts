@@ -76,7 +76,7 @@ export class ApiKeyCache {
   /**
    * Calls `listener` with every key change heard (the key's id, or `''` for "any key": a payload
    * that is not an id, or the listener coming back after changes may have been missed). Open
-   * subscriptions re-check their key with it (src/graphql/subscriptions.ts). Returns the remover.
+   * subscriptions re-check their key with it (src/subscriptions/subscriptions.ts). Returns the remover.
    */
   onChange(listener: (payload: string) => void): () => void {
     this.#changeListeners.add(listener);

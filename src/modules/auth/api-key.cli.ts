@@ -21,8 +21,8 @@ import { parseId } from '../../common/ids';
 import { runApiKeyCommand, type ApiKeyCommand } from './api-key.commands';
 import { ApiKeyService, validateNewKey } from './api-key.service';
 import { AdminSocketError, adminSocketPath, sendToAdminSocket } from './api-key.socket';
-import { SCOPES } from './scopes';
-import { explainStartupError } from '../../startup';
+import { SCOPES } from '../../common/scopes';
+import { explainStartupError } from '../../db/startup';
 
 const USAGE = `usage: npm run apikey -- create --name NAME --scopes SCOPE[,SCOPE...]
        npm run apikey -- list

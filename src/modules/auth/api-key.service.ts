@@ -22,8 +22,8 @@ import type { ApiKey, PrismaClient } from '../../generated/prisma/client';
 import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
 import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
+import { SCOPES, type Scope } from '../../common/scopes';
 import type { KeyCaller } from './caller';
-import { SCOPES, type Scope } from './scopes';
 
 export const KEY_PREFIX = 'pk_';
 const KEY_BYTES = 32;

@@ -26,7 +26,7 @@ import type { ApiKeyService } from './api-key.service';
 import { looksLikeJwt, type TokenVerifier } from './access-token';
 import { authorize } from './authorize';
 import type { Caller } from './caller';
-import type { Operation } from './scopes';
+import type { Operation } from '../../common/scopes';
 
 declare module 'fastify' {
   interface FastifyRequest {

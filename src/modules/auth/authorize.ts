@@ -4,12 +4,12 @@
  */
 import { AppError, ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
 import type { Caller } from './caller';
-import { allows, CUSTOMER_OPERATIONS, SCOPE_TABLE, type Requirement } from './scopes';
+import { allows, CUSTOMER_OPERATIONS, SCOPE_TABLE, type Requirement } from '../../common/scopes';
 
 /** The requirement of `operation`; throws (a programming error, answered 500) when it is not listed. */
 export function requirementOf(operation: string): Requirement {
   const requirement = (SCOPE_TABLE as Record<string, Requirement>)[operation];
-  if (!requirement) throw new Error(`${operation} is missing from SCOPE_TABLE (src/modules/auth/scopes.ts)`);
+  if (!requirement) throw new Error(`${operation} is missing from SCOPE_TABLE (src/common/scopes.ts)`);
   return requirement;
 }
 

@@ -1,15 +1,19 @@
 /**
  * The one caller model: who is calling, for every transport (HTTP, WebSocket) and every rule
- * (scopes, ownership, rate limits, cost budgets, read-your-writes).
+ * (scopes, ownership, idempotency, rate limits, cost budgets, read-your-writes).
  *
  * - anonymous: `null`;
  * - an API key (`kind: 'key'`): a member of staff or a program, by its scopes, as always;
  * - an access token (`kind: 'token'`): a person signed in with an identity provider, named by the
  *   token's issuer and `sub`. Its scopes (`scope` or `scp` claims) mean what a key's do; a token
  *   with none is a customer, who may place orders, cancel their own open orders and read their own
- *   orders (scopes.ts, `CUSTOMER_OPERATIONS`; src/modules/orders/order.access.ts).
+ *   orders (common/scopes.ts, `CUSTOMER_OPERATIONS`; src/modules/orders/order.access.ts).
+ *
+ * A file of its own: the key service, the key cache and the token verifier all speak of it, and none
+ * imports another for it.
  */
-import type { Scope } from './scopes';
+import type { Viewer } from '../../common/object-types';
+import type { Scope } from '../../common/scopes';
 
 export interface KeyCaller {
   kind: 'key';
@@ -33,22 +37,25 @@ export interface TokenCaller {
 export type Caller = KeyCaller | TokenCaller;
 
 /**
- * THE identity of a caller, as every per-caller thing keys it: the rate limit and the cost budget
- * (`key:<id>`, `sub:<issuer> <sub>`, or `ip:<address>` when anonymous), read-your-writes windows,
- * and the owner recorded on orders (`ownerOf`). An issuer is a URL (no spaces), so the space keeps
- * two issuers' subjects apart.
+ * The caller's identity as one string, the same for every request it makes: `key:<id>` for an API
+ * key, `sub:<issuer> <sub>` for an access token. Whatever a caller owns or spends is keyed by it (its
+ * idempotency keys, its rate-limit and cost budgets, its read-your-writes window, the owner recorded
+ * on its orders), so one caller can never reach another's. An issuer is a URL (no spaces), so the
+ * space keeps two issuers' subjects apart. This is the one place a kind of credential names itself.
  */
-export function callerIdentity(caller: Caller | null, address: string): string {
-  if (!caller) return `ip:${address}`;
+export function callerIdentity(caller: Viewer): string {
   return caller.kind === 'key' ? `key:${caller.keyId}` : `sub:${caller.issuer} ${caller.subject}`;
 }
+
+/** The longest identity (`callerIdentity`): what `orders.owner` holds (VARCHAR(600), schema.prisma). */
+export const IDENTITY_MAX_LENGTH = 600;
 
 /**
  * The owner an order placed by this caller records (orders.owner), and the one a customer's reads
  * are restricted to: its identity. Anonymous callers own nothing.
  */
-export function ownerOf(caller: Caller | null): string | null {
-  return caller ? callerIdentity(caller, '') : null;
+export function ownerOf(caller: Viewer | null): string | null {
+  return caller ? callerIdentity(caller) : null;
 }
 
 /** What `Query.me.subject` shows: the token's `sub`, or `key:<id> <name>` for an API key. */

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, DEV_TOKEN_AUDIENCE, loadConfig, readEnvFile } from '../../config';
 import { loadOrCreateDevKey, signDevToken } from './dev-token';
-import { SCOPES, type Scope } from './scopes';
+import { SCOPES, type Scope } from '../../common/scopes';
 
 const USAGE = `usage: npm run token -- SUBJECT [--scopes SCOPE[,SCOPE...]] [--ttl SECONDS]
   prints a development access token for SUBJECT (a customer unless --scopes grants staff scopes)

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JWK } from 'jose';
-import type { Scope } from './scopes';
+import type { Scope } from '../../common/scopes';
 
 /** The issuer (`iss`) of development tokens. */
 export const DEV_TOKEN_ISSUER = 'urn:petstore:dev';

@@ -1,11 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Ctx, FieldResolver, Info, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { ForwardPageArgs } from '../../graphql/page-args';
-import { readTopLevel } from '../../graphql/planner/compiler';
-import { orderConditions, orderReadAccess } from '../orders/order.access';
+import type { GraphQLContext } from '../context';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { OrderConnection } from '../orders/order.type';
-import { displaySubject, ownerOf } from './caller';
+import { displaySubject } from './caller';
 import { Me } from './me.type';
 
 @Resolver(() => Me)
@@ -34,8 +32,8 @@ export class MeResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    if (ctx.planReads) return readTopLevel(ctx, info, 'Me');
-    const own = orderConditions({ all: false, owner: ownerOf(ctx.caller) });
-    return ctx.services.orders.list(null, page, [...orderConditions(orderReadAccess(ctx.caller)), ...own]);
+    // `page` is read by the compiler from the field's arguments (src/read/relations.ts, Me.orders).
+    void page;
+    return ctx.reads.meOrders(info);
   }
 }

@@ -1,11 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import { categoryPetsArgs } from '../pets/pet.loaders';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { PetFilter } from '../pets/pet.inputs';
 import { PetConnection } from '../pets/pet.type';
 import { CategoryUpdate, NewCategory } from './category.inputs';
@@ -15,7 +12,7 @@ import { Category, CategoryConnection } from './category.type';
 export class CategoryResolver {
   @Query(() => Category, { nullable: true, description: 'A category by id, or null.' })
   category(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.loaders.categoryById.load(id);
+    return ctx.reads.root(info);
   }
 
   @Query(() => CategoryConnection, { description: 'Categories by id.' })
@@ -24,20 +21,18 @@ export class CategoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.categories.list(page);
+    return ctx.reads.root(info);
   }
 
   @FieldResolver(() => PetConnection, { description: 'Pets of this category, by id.' })
   pets(
     @Root() category: Category,
-    @Arg('filter', () => PetFilter, { nullable: true }) filter: PetFilter | null,
-    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Arg('filter', () => PetFilter, { nullable: true }) _filter: PetFilter | null,
+    @Args(() => ForwardPageArgs) _page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const compiled = compiledField(category, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.petsByCategory.load({ parentId: category.id, args: categoryPetsArgs(filter, page) });
+    return ctx.reads.compiled(category, info);
   }
 
   @Authorized()

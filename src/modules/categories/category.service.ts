@@ -4,7 +4,7 @@ import type { SqlReader } from '../../db/database';
 import { ConflictError, NotFoundError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { descriptionSchema, nameSchema, validate } from '../../common/validation';
-import { pageSql, paginate, type Page, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
+import { pageSql, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
 
 /**
  * A Category as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
@@ -45,12 +45,6 @@ export class CategoryService {
     private readonly sql: SqlReader,
   ) {}
 
-  byIds(ids: readonly bigint[]): Promise<Category[]> {
-    return this.sql.query<Category>(
-      Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ANY(${[...ids]}::bigint[])`,
-    );
-  }
-
   async get(id: bigint): Promise<Category | null> {
     const [category] = await this.sql.query<Category>(
       Prisma.sql`SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = ${id}`,
@@ -58,19 +52,13 @@ export class CategoryService {
     return category ?? null;
   }
 
-  /** A page of categories. */
-  list(args: PageArgs): Promise<Page<Category>> {
-    return paginate<Category>(
-      this.sql,
-      { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] },
+  /** A page of categories as SQL, not yet run (the read compiler embeds it, src/read/). */
+  listSql(args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Category> {
+    return pageSql<Category>(
+      { select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: visible },
       byId,
       args,
     );
-  }
-
-  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(args: PageArgs): PageSql<Category> {
-    return pageSql<Category>({ select: CATEGORY_COLUMNS, from: Prisma.raw('categories'), conditions: [] }, byId, args);
   }
 
   async create(input: NewCategoryInput): Promise<Category> {

@@ -1,9 +1,9 @@
-import { Arg, Authorized, Ctx, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Resolver, Root, Subscription } from 'type-graphql';
 import { z } from 'zod';
 import { BadRequestError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
-import { createLoaders, type GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
 import { InventoryItem } from '../inventory/inventory.type';
 import { canSeeOrder, orderReadAccess } from '../orders/order.access';
 import { OrderEvent } from './store-events.type';
@@ -30,16 +30,6 @@ function stream<T>(ctx: GraphQLContext, petIds: bigint[] | null | undefined, sel
   });
 }
 
-/**
- * Each event is resolved like a request of its own: fresh DataLoaders, so relations (`pet`,
- * `pet.category`) are read as they are now, batched within the event and never served stale from
- * an earlier one. graphql-js resolves one event of a subscription at a time, so replacing them here
- * cannot affect another event in flight.
- */
-function freshLoaders(ctx: GraphQLContext): void {
-  ctx.loaders = createLoaders(ctx.services, ctx.caller);
-}
-
 const petIdsArg = {
   nullable: true,
   description: `Only these pets (at most ${MAX_PET_FILTER}); every pet when absent.`,
@@ -56,9 +46,7 @@ export class StoreEventsResolver {
   stockChanged(
     @Root() event: StockEvent,
     @Arg('petIds', () => [IdScalar], petIdsArg) _petIds: bigint[] | null,
-    @Ctx() ctx: GraphQLContext,
   ): InventoryItem {
-    freshLoaders(ctx);
     return { petId: event.petId, quantity: event.quantity, status: event.status };
   }
 
@@ -79,9 +67,7 @@ export class StoreEventsResolver {
   orderEvents(
     @Root() event: OrderEventPayload,
     @Arg('petIds', () => [IdScalar], petIdsArg) _petIds: bigint[] | null,
-    @Ctx() ctx: GraphQLContext,
   ): OrderEvent {
-    freshLoaders(ctx);
     return { kind: event.kind, order: event.order as OrderEvent['order'] };
   }
 }

@@ -1,10 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { Pet } from '../pets/pet.type';
 import { InventoryFilter, InventoryUpdate } from './inventory.inputs';
 import { InventoryCount, InventoryItem, InventoryItemConnection } from './inventory.type';
@@ -13,7 +11,7 @@ import { InventoryCount, InventoryItem, InventoryItemConnection } from './invent
 export class InventoryResolver {
   @Query(() => InventoryItem, { nullable: true, description: "A pet's stock entry, or null." })
   inventory(@Arg('petId', () => IdScalar) petId: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.get(petId);
+    return ctx.reads.root(info);
   }
 
   @Query(() => InventoryItemConnection, { description: 'Stock entries by pet id.' })
@@ -23,7 +21,7 @@ export class InventoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.inventory.list(filter, page);
+    return ctx.reads.root(info);
   }
 
   @Query(() => [InventoryCount], { description: 'Total stock per pet status; all three statuses are always present.' })
@@ -33,9 +31,7 @@ export class InventoryResolver {
 
   @FieldResolver(() => Pet)
   pet(@Root() item: InventoryItem, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(item, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.petById.load(item.petId);
+    return ctx.reads.compiled(item, info);
   }
 
   @Authorized()

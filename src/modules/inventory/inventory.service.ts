@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { validate } from '../../common/validation';
-import {
-  pageSql,
-  paginate,
-  type Page,
-  type PageArgs,
-  type PageSql,
-  type ListQuery,
-  type Sort,
-} from '../../common/pagination';
+import { pageSql, type PageArgs, type PageSql, type ListQuery, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
 import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
 import { storeResult, type StoreRow } from '../orders/order.service';
@@ -63,25 +55,20 @@ export class InventoryService {
     private readonly sql: SqlReader,
   ) {}
 
-  /** Stock rows without status (the caller knows the pet): one statement for many pets. */
-  byPetIds(petIds: readonly bigint[]): Promise<{ petId: bigint; quantity: number }[]> {
-    return this.sql.query(Prisma.sql`
-      SELECT pet_id AS "petId", quantity FROM inventory_items WHERE pet_id = ANY(${[...petIds]}::bigint[])`);
-  }
-
   async get(petId: bigint): Promise<InventoryEntry | null> {
     const [entry] = await this.sql.query<InventoryEntry>(Prisma.sql`
       SELECT ${ENTRY_COLUMNS} FROM ${ENTRIES} WHERE i.pet_id = ${petId}`);
     return entry ?? null;
   }
 
-  list(filter: InventoryFilterInput | null | undefined, args: PageArgs): Promise<Page<InventoryEntry>> {
-    return paginate<InventoryEntry>(this.sql, this.query(filter), byPetId, args);
-  }
-
-  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(filter: InventoryFilterInput | null | undefined, args: PageArgs): PageSql<InventoryEntry> {
-    return pageSql<InventoryEntry>(this.query(filter), byPetId, args);
+  /** A page of stock entries as SQL, not yet run (the read compiler embeds it, src/read/). */
+  listSql(
+    filter: InventoryFilterInput | null | undefined,
+    args: PageArgs,
+    visible: Prisma.Sql[] = [],
+  ): PageSql<InventoryEntry> {
+    const q = this.query(filter);
+    return pageSql<InventoryEntry>({ ...q, conditions: [...q.conditions, ...visible] }, byPetId, args);
   }
 
   /** The one place an inventory filter becomes SQL. */

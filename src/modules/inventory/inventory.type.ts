@@ -1,7 +1,7 @@
-import { Node } from '../../graphql/node.type';
+import { Node } from '../../common/graphql/node.type';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { IdScalar } from '../../graphql/scalars';
-import { ConnectionType } from '../../graphql/connection';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ConnectionType } from '../../common/graphql/connection';
 import { PetStatusEnum, type PetStatus } from '../pets/pet-status';
 
 @ObjectType({ simpleResolvers: true, implements: Node, description: 'The stock count of one pet.' })

@@ -8,7 +8,11 @@
  *   others then see its row (or, when it failed and rolled back, claim the key themselves);
  * - a failed placement stores nothing, so it can be retried with the same key;
  * - a key expires IDEMPOTENCY_KEY_TTL_MS after its first use: later it is ignored and overwritten.
- * Keys are global for now; they will be scoped per API key once API keys exist.
+ * Keys are per caller (issue 28): the row's `key` is `scopedKey(caller, key)`, a digest of the caller's
+ * identity and the key, so the same header sent by another caller is another row. It neither finds
+ * nor collides with the first caller's (no CONFLICT telling that someone uses the key). A digest
+ * rather than a caller column: the scope needs no migration, and the row has a fixed size however
+ * long the caller's identity gets (a token's issuer and subject).
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
@@ -25,6 +29,14 @@ export const idempotencyKeySchema = z
   .max(IDEMPOTENCY_KEY_MAX_LENGTH, `must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`)
   .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters without spaces');
 
+/**
+ * The key as stored: hex SHA-256 of the caller's identity (`callerIdentity`) and the key, with a
+ * separator no identity contains, so no two (caller, key) pairs meet.
+ */
+export function scopedKey(caller: string, key: string): string {
+  return crypto.createHash('sha256').update(caller).update('\n').update(key).digest('hex');
+}
+
 /** What a placeOrder request means, written the same way however the client spelled it. */
 export interface OrderRequest {
   petId: bigint;
@@ -36,13 +48,9 @@ export interface OrderRequest {
  * SHA-256 of the normalised request: the id in decimal, the date in UTC at the millisecond precision
  * the database keeps, so `"7"` and `7`, or `...T10:00:00Z` and `...T10:00:00.000Z`, are one request.
  */
-export function fingerprint(request: OrderRequest, owner: string | null = null): string {
+export function fingerprint(request: OrderRequest): string {
   const shipDate = request.shipDate ? new Date(request.shipDate.getTime()).toISOString() : null;
-  // The owner is part of the request: another caller's retry with the same key is a CONFLICT, never
-  // the first caller's order (which it may not see). Unowned requests keep their earlier fingerprint.
-  const parts: unknown[] = [request.petId.toString(), request.quantity, shipDate];
-  if (owner !== null) parts.push(owner);
-  const normalised = JSON.stringify(parts);
+  const normalised = JSON.stringify([request.petId.toString(), request.quantity, shipDate]);
   return crypto.createHash('sha256').update(normalised).digest('hex');
 }
 

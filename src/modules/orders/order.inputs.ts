@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { DateTimeScalar, IdScalar } from '../../graphql/scalars';
+import { DateTimeScalar, IdScalar } from '../../common/graphql/scalars';
 
 @InputType({ description: 'All given conditions must hold.' })
 export class OrderFilter {

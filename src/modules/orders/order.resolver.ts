@@ -1,22 +1,20 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { Pet } from '../pets/pet.type';
-import { ownerOf } from '../auth/caller';
-import { orderConditions, orderReadAccess, orderWriteAccess } from './order.access';
+import { orderWriteAccess } from './order.access';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
+import { callerIdentity } from '../auth/caller';
 
 @Resolver(() => Order)
 export class OrderResolver {
   @Authorized()
   @Query(() => Order, { nullable: true, description: 'An order by id, or null.' })
   order(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.orders.get(id, orderReadAccess(ctx.caller));
+    return ctx.reads.root(info);
   }
 
   @Authorized()
@@ -27,26 +25,25 @@ export class OrderResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads
-      ? readRoot(ctx, info)
-      : ctx.services.orders.list(filter, page, orderConditions(orderReadAccess(ctx.caller)));
+    return ctx.reads.root(info);
   }
 
   @FieldResolver(() => Pet, { nullable: true, description: 'The pet ordered, or null once deleted.' })
   pet(@Root() order: Order, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(order, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return order.petId === null ? null : ctx.loaders.petById.load(order.petId);
+    return ctx.reads.compiled(order, info);
   }
 
   @Authorized()
   @Mutation(() => Order, {
     description:
       "Places an order, taking its quantity out of the pet's stock (OUT_OF_STOCK when short). " +
-      'An `Idempotency-Key` header makes retries safe: the same key and request return the first order.',
+      'An `Idempotency-Key` header makes retries safe: the same key and request from the same caller return the first order.',
   })
   placeOrder(@Arg('input', () => NewOrder) input: NewOrder, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.place(input, { idempotencyKey: ctx.idempotencyKey, owner: ownerOf(ctx.caller) });
+    return ctx.services.orders.place(input, {
+      idempotencyKey: ctx.idempotencyKey,
+      caller: ctx.caller && callerIdentity(ctx.caller),
+    });
   }
 
   @Authorized()

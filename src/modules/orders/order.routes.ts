@@ -8,10 +8,10 @@ import { orderReadAccess } from './order.access';
 import { parseId } from '../../common/ids';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination';
 import { stabilityOf } from '../../common/stability';
-import { SCOPE_TABLE, type Operation } from '../auth/scopes';
+import { SCOPE_TABLE, type Operation } from '../../common/scopes';
 import { int64Param } from '../../http/openapi';
 import '../../http/route-config';
-import type { Services } from '../../services';
+import type { Services } from '../services';
 import { MAX_OFFSET, type Order } from './order.service';
 
 export const ORDERS_URL = '/store/orders';

@@ -6,17 +6,15 @@ import {
   countRows,
   MAX_PAGE_SIZE,
   pageSql,
-  paginate,
   whereClause,
   type ListQuery,
-  type Page,
   type PageArgs,
   type PageSql,
   type Sort,
 } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
-import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
-import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema } from './idempotency';
+import { nestedPageSql } from '../../common/nested-pages';
+import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema, scopedKey } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
 import { orderConditions, type OrderAccess } from './order.access';
 
@@ -104,17 +102,23 @@ export class OrderService {
    * is the conditional UPDATE itself, so no number of concurrent requests or gateway processes can
    * oversell. Unknown pet: VALIDATION_FAILED (petId); not enough stock, or the pet is pending or sold:
    * OUT_OF_STOCK. Taking the last unit makes the pet pending. With `idempotencyKey`, a retry of the same
-   * request returns the first order (see idempotency.ts). `owner`: who places it (order.access.ts).
+   * request by the same caller returns the first order (see idempotency.ts). `caller` is the
+   * caller's identity (`callerIdentity`): the key is scoped to it, and it is the order's owner
+   * (order.access.ts); null (anonymous, or a trusted internal call) places an order nobody owns.
    */
-  async place(input: NewOrderInput, options: { idempotencyKey?: string | null; owner: string | null }): Promise<Order> {
+  async place(
+    input: NewOrderInput,
+    options: { idempotencyKey?: string | null; caller?: string | null } = {},
+  ): Promise<Order> {
     const data = validate(newOrderSchema, input);
-    const key = options.idempotencyKey == null ? null : validateKey(options.idempotencyKey);
+    const key =
+      options.idempotencyKey == null ? null : scopedKey(options.caller ?? '', validateKey(options.idempotencyKey));
     // One statement, one round trip: the SQL function does in its own transaction what the steps
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
     const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
       SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
-        ${key}::text, ${key === null ? null : fingerprint(data, options.owner)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8,
-        ${options.owner}::text)`;
+        ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8,
+        ${options.caller ?? null}::text)`;
     const order = storeResult(row);
     if (key !== null) await this.cleanUpKeys();
     return order;
@@ -165,21 +169,6 @@ export class OrderService {
   }
 
   /**
-   * Orders by id (absent ids, and those outside `access`, are left out): one statement, for the
-   * batched orderById loader. Every read takes the caller's access (order.access.ts): no default.
-   */
-  byIds(ids: readonly bigint[], access: OrderAccess): Promise<Order[]> {
-    const where = [Prisma.sql`id = ANY(${[...ids]}::int8[])`, ...orderConditions(access)];
-    return this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders ${whereClause(where)}`);
-  }
-
-  async get(id: bigint, access: OrderAccess): Promise<Order | null> {
-    const where = [Prisma.sql`id = ${id}`, ...orderConditions(access)];
-    const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders ${whereClause(where)}`);
-    return order ?? null;
-  }
-
-  /**
    * The one place a list filter becomes SQL (cursor pages and offset pages alike); `conditions`:
    * the caller's access (order.access.ts), and for `me.orders` its owner.
    */
@@ -191,29 +180,22 @@ export class OrderService {
     return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
   }
 
-  /**
-   * Orders, newest first, by cursor (GraphQL `orders`).
-   */
-  list(filter: OrderFilterInput | null | undefined, args: PageArgs, conditions: Prisma.Sql[]): Promise<Page<Order>> {
-    return paginate<Order>(this.sql, this.query(filter, conditions), newestFirst, args);
-  }
-
-  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
-  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, conditions: Prisma.Sql[]): PageSql<Order> {
-    return pageSql<Order>(this.query(filter, conditions), newestFirst, args);
+  /** Orders, newest first, by cursor (GraphQL `orders`), as SQL, not yet run (the read compiler embeds it). */
+  listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Order> {
+    return pageSql<Order>(this.query(filter, visible), newestFirst, args);
   }
 
   /**
    * One pet's page of orders (Pet.orders) as SQL, for the read compiler to run as a correlated
-   * subquery per pet: the same rules as `pagesByPet`. `petId` is SQL naming the pet (e.g. `t0.id`).
+   * subquery per pet, newest first. `petId` is SQL naming the pet (e.g. `t0.id`).
    */
-  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>, conditions: Prisma.Sql[]): PageSql<Order> {
+  petPageSql(petId: Prisma.Sql, args: Pick<PageArgs, 'first' | 'after'>, visible: Prisma.Sql[] = []): PageSql<Order> {
     return nestedPageSql<Order>({
       table: 'orders',
       parentColumn: 'pet_id',
       parent: petId,
       select: ORDER_COLUMNS_TEXT,
-      conditions,
+      conditions: visible,
       sort: newestFirst,
       args,
     });
@@ -221,7 +203,7 @@ export class OrderService {
 
   /**
    * Orders, newest first, by offset (the legacy GET /store/orders): the same filter and order as
-   * `list`, with the total count for X-Total-Count and the paging links.
+   * `listSql`, with the total count for X-Total-Count and the paging links.
    */
   async listByOffset(
     filter: OrderFilterInput | null | undefined,
@@ -237,31 +219,6 @@ export class OrderService {
       countRows(this.sql, q),
     ]);
     return { items, total };
-  }
-
-  /** One page of orders for each pet, newest first, in one statement (Pet.orders). */
-  pagesByPet(
-    petIds: bigint[],
-    args: Pick<PageArgs, 'first' | 'after'>,
-    countFor: (petId: bigint) => Promise<number>,
-    access: OrderAccess,
-  ): Promise<Map<string, Page<Order>>> {
-    return loadNestedPages<Order>({
-      sql: this.sql,
-      table: 'orders',
-      parentColumn: 'pet_id',
-      select: ORDER_COLUMNS_TEXT,
-      conditions: orderConditions(access),
-      sort: newestFirst,
-      parentOf: (order) => order.petId!,
-      parentIds: petIds,
-      args,
-      countFor,
-    });
-  }
-
-  countByPet(petIds: readonly bigint[], access: OrderAccess): Promise<Map<string, number>> {
-    return countByParent(this.sql, 'orders', 'pet_id', petIds, orderConditions(access));
   }
 }
 

@@ -1,7 +1,7 @@
-import { Node } from '../../graphql/node.type';
+import { Node } from '../../common/graphql/node.type';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { IdScalar, DateTimeScalar } from '../../graphql/scalars';
-import { ConnectionType } from '../../graphql/connection';
+import { IdScalar, DateTimeScalar } from '../../common/graphql/scalars';
+import { ConnectionType } from '../../common/graphql/connection';
 
 @ObjectType({ simpleResolvers: true, implements: Node, description: 'A store order for a pet.' })
 export class Order {

@@ -1,5 +1,5 @@
 import { Field, InputType, registerEnumType } from 'type-graphql';
-import { IdScalar } from '../../graphql/scalars';
+import { IdScalar } from '../../common/graphql/scalars';
 import { PetStatusEnum, type PetStatus } from './pet-status';
 
 @InputType({ description: 'A pet to create. The name is trimmed, 1..100 characters.' })

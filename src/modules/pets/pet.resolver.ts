@@ -1,10 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Args, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { readRoot } from '../../graphql/planner/compiler';
-import { compiledField, NOT_COMPILED } from '../../graphql/planner/compiled';
-import type { GraphQLContext } from '../../graphql/context';
-import { IdScalar } from '../../graphql/scalars';
-import { ForwardPageArgs, PageArgs } from '../../graphql/page-args';
+import type { GraphQLContext } from '../context';
+import { IdScalar } from '../../common/graphql/scalars';
+import { ForwardPageArgs, PageArgs } from '../../common/graphql/page-args';
 import { Category } from '../categories/category.type';
 import { InventoryItem } from '../inventory/inventory.type';
 import { OrderConnection } from '../orders/order.type';
@@ -16,7 +14,7 @@ import { Pet, PetConnection } from './pet.type';
 export class PetResolver {
   @Query(() => Pet, { nullable: true, description: 'A pet by id, or null.' })
   pet(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.loaders.petById.load(id);
+    return ctx.reads.root(info);
   }
 
   @Query(() => PetConnection, { description: 'Pets, filtered and sorted (by id unless `orderBy` says otherwise).' })
@@ -27,36 +25,28 @@ export class PetResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return ctx.planReads ? readRoot(ctx, info) : ctx.services.pets.list(filter, orderBy, page);
+    return ctx.reads.root(info);
   }
 
   @FieldResolver(() => Category)
   category(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(pet, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.categoryById.load(pet.categoryId);
+    return ctx.reads.compiled(pet, info);
   }
 
   @FieldResolver(() => InventoryItem, { nullable: true, description: 'The stock entry of this pet.' })
   inventory(@Root() pet: Pet, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const compiled = compiledField(pet, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.inventoryByPetId
-      .load(pet.id)
-      .then((entry) => entry && { petId: entry.petId, quantity: entry.quantity, status: pet.status });
+    return ctx.reads.compiled(pet, info);
   }
 
   @Authorized()
   @FieldResolver(() => OrderConnection, { description: 'Orders for this pet, newest first.' })
   orders(
     @Root() pet: Pet,
-    @Args(() => ForwardPageArgs) page: ForwardPageArgs,
+    @Args(() => ForwardPageArgs) _page: ForwardPageArgs,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const compiled = compiledField(pet, info);
-    if (compiled !== NOT_COMPILED) return compiled;
-    return ctx.loaders.ordersByPet.load({ parentId: pet.id, args: { first: page.first, after: page.after } });
+    return ctx.reads.compiled(pet, info);
   }
 
   @Authorized()

@@ -6,11 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import { parseId } from '../../common/ids';
 import { stabilityOf } from '../../common/stability';
-import type { Operation } from '../auth/scopes';
+import type { Operation } from '../../common/scopes';
 import { etagOnSend } from '../../http/etag';
 import { int64Param } from '../../http/openapi';
 import { deprecationHeaders, type Lifecycle } from '../../http/deprecation';
-import type { Services } from '../../services';
+import type { Services } from '../services';
 import '../../http/route-config';
 import { PET_STATUSES } from './pet-status';
 import type { Pet } from './pet.service';

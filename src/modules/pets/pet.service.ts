@@ -3,9 +3,9 @@ import { Prisma, type Pet as PetRow, type PrismaClient } from '../../generated/p
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/app-error';
 import { constraintViolation } from '../../errors/database-errors';
 import { nameSchema, searchSchema, validate } from '../../common/validation';
-import { pageSql, paginate, type Page, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
+import { pageSql, type PageArgs, type PageSql, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
-import { countByParent, loadNestedPages, nestedPageSql } from '../../common/nested-pages';
+import { nestedPageSql } from '../../common/nested-pages';
 import { PET_STATUSES, type PetStatus } from './pet-status';
 import { checkInitialStatus, checkManualMove, lockPet, STORE_TX_OPTIONS } from './pet-lifecycle';
 
@@ -85,12 +85,6 @@ export class PetService {
     private readonly sql: SqlReader,
   ) {}
 
-  byIds(ids: readonly bigint[]): Promise<Pet[]> {
-    return this.sql.query<Pet>(
-      Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ANY(${[...ids]}::bigint[])`,
-    );
-  }
-
   async get(id: bigint): Promise<Pet | null> {
     const [pet] = await this.sql.query<Pet>(Prisma.sql`SELECT ${Prisma.raw(PET_COLUMNS)} FROM pets WHERE id = ${id}`);
     return pet ?? null;
@@ -103,24 +97,19 @@ export class PetService {
     return pet;
   }
 
-  /** A page of pets. */
-  list(
-    filter: PetFilterInput | null | undefined,
-    order: PetOrderInput | null | undefined,
-    args: PageArgs,
-  ): Promise<Page<Pet>> {
-    const query = { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) };
-    return paginate<Pet>(this.sql, query, sortFor(order), args);
-  }
-
-  /** `list`'s page as SQL, not yet run (the read compiler embeds it, src/graphql/planner). */
+  /** A page of pets as SQL, not yet run (the read compiler embeds it, src/read/). */
   listSql(
     filter: PetFilterInput | null | undefined,
     order: PetOrderInput | null | undefined,
     args: PageArgs,
+    visible: Prisma.Sql[] = [],
   ): PageSql<Pet> {
     return pageSql<Pet>(
-      { select: Prisma.raw(PET_COLUMNS), from: Prisma.raw('pets'), conditions: this.conditions(filter) },
+      {
+        select: Prisma.raw(PET_COLUMNS),
+        from: Prisma.raw('pets'),
+        conditions: [...this.conditions(filter), ...visible],
+      },
       sortFor(order),
       args,
     );
@@ -129,50 +118,23 @@ export class PetService {
   /**
    * One category's page of pets (Category.pets) as SQL, for the read compiler to run as a correlated
    * subquery per category: `categoryId` is SQL naming the category (e.g. `t0.id`). The same filter,
-   * order (by id) and cursor rules as `pagesByCategory`; rows carry PET_COLUMNS.
+   * order (by id) and cursor rules as the root list's pages; rows carry PET_COLUMNS.
    */
   categoryPageSql(
     categoryId: Prisma.Sql,
     filter: PetFilterInput | null | undefined,
     args: Pick<PageArgs, 'first' | 'after'>,
+    visible: Prisma.Sql[] = [],
   ): PageSql<Pet> {
     return nestedPageSql<Pet>({
       table: 'pets',
       parentColumn: 'category_id',
       parent: categoryId,
       select: PET_COLUMNS,
-      conditions: this.conditions(filter),
+      conditions: [...this.conditions(filter), ...visible],
       sort: byIdAsc,
       args,
     });
-  }
-
-  /** One page of pets for each category, in one statement (Category.pets). */
-  pagesByCategory(
-    categoryIds: bigint[],
-    filter: PetFilterInput | null | undefined,
-    args: Pick<PageArgs, 'first' | 'after'>,
-    countFor: (categoryId: bigint) => Promise<number>,
-  ): Promise<Map<string, Page<Pet>>> {
-    return loadNestedPages<Pet>({
-      sql: this.sql,
-      table: 'pets',
-      parentColumn: 'category_id',
-      select: PET_COLUMNS,
-      conditions: this.conditions(filter),
-      sort: byIdAsc,
-      parentOf: (pet) => pet.categoryId,
-      parentIds: categoryIds,
-      args,
-      countFor,
-    });
-  }
-
-  countByCategory(
-    categoryIds: readonly bigint[],
-    filter: PetFilterInput | null | undefined,
-  ): Promise<Map<string, number>> {
-    return countByParent(this.sql, 'pets', 'category_id', categoryIds, this.conditions(filter));
   }
 
   /** The one place a pet filter becomes SQL (lists, nested lists and their counts alike). */

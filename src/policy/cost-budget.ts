@@ -1,0 +1,212 @@
+/**
+ * Fair use by cost (RATE_LIMIT_COST_BUDGET, docs/cost-limits.md): each GraphQL operation is charged
+ * its cost, computed by the cost model of the cost limit (limits.ts `operationCost`, so both agree),
+ * against a budget of points per caller (API key, or client address when anonymous) per
+ * RATE_LIMIT_WINDOW_MS. An operation that does not fit in what is left is refused before it runs
+ * (429 RATE_LIMITED, Retry-After) and spends nothing. Every GraphQL answer says where the caller
+ * stands: `extensions.cost` and the RateLimit-* headers, in points.
+ *
+ * When each kind of operation is charged:
+ * - a single operation: in `responseForOperation`, the step Apollo runs after every
+ *   `didResolveOperation` check passed (cost limit, scope table) and before execution; its answer
+ *   replaces execution when the charge is refused. An operation refused by those checks spends nothing.
+ * - a batch: as a whole, in the route's preHandler, before any of its operations starts (Apollo runs
+ *   them concurrently, so one refused halfway would leave the others run): the sum of the costs of
+ *   the operations that will run (those the cost limit and the scope table let through). A trusted
+ *   document named by its hash (`documentId`, `persistedQuery`) is costed by its listed copy, which
+ *   is what runs (issue 28, item 2: a batch of hashes was charged nothing); an automatic persisted
+ *   query's hash, whose text only Apollo's cache knows, is charged by the plugin when Apollo found it.
+ * - a subscription: once, when it starts (graphql-ws `subscribe`, subscriptions.ts); its events are
+ *   not charged.
+ *
+ * The counters are http/points-store.ts's: Redis shared by every process, memory while it is away.
+ * Request counting (RATE_LIMIT_MAX, http/rate-limit.ts) goes on underneath as a flood guard: it
+ * counts every request before any credential is looked up, which a cost cannot do.
+ */
+import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
+import type { FastifyRequest } from 'fastify';
+import { GraphQLError, getOperationAST, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { Config } from '../config';
+import { RateLimitedError } from '../errors/app-error';
+import { rateLimitSubject } from '../http/rate-limit';
+import type { PointsStore } from '../http/points-store';
+import type { Caller } from '../modules/auth/api-key.service';
+import type { BatchCharge, GraphQLContext } from '../modules/context';
+import { formatError } from './errors';
+import type { GraphQLLimits } from './limits';
+import { operationRefusal } from './operation-access';
+
+/** What every answer reports in `extensions.cost`. */
+export interface CostStatus {
+  /** The cost of this operation, in points (what it was charged, or would have been). */
+  requested: number;
+  /** The caller's budget per window. */
+  limit: number;
+  /** Points left in the current window. */
+  remaining: number;
+  /** Seconds until the window ends and the budget is whole again. */
+  resetSeconds: number;
+}
+
+export type { BatchCharge };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the cost budget's batch preHandler: the batch was charged as a whole. */
+    batchCostCharge: BatchCharge | null;
+  }
+}
+
+/** Points an operation of cost `cost` is charged: whole points, at least 1 (nothing is free). */
+export function pointsFor(cost: number): number {
+  return Math.max(1, Math.ceil(cost));
+}
+
+export interface CostBudget {
+  /** The budget of a caller: the largest of RATE_LIMIT_COST_BUDGET and its scopes' budgets. */
+  budgetOf(caller: Caller | null): number;
+  /** Charges `points` if they fit; the status, and the refusal (429) when they did not. */
+  charge(
+    caller: Caller | null,
+    address: string,
+    points: number,
+  ): Promise<{ status: CostStatus; refused: RateLimitedError | null }>;
+  /** The Apollo plugin charging single operations and reporting `extensions.cost` (see above). */
+  plugin: ApolloServerPlugin<GraphQLContext>;
+  /** The /graphql preHandler charging a batch as a whole. */
+  chargeBatch(request: FastifyRequest, reply: { header(name: string, value: unknown): unknown }): Promise<void>;
+}
+
+/** The RateLimit-* headers (IETF draft, as the request limit sends them) and Retry-After when refused. */
+function costHeaders(status: CostStatus, refused: boolean): [string, string][] {
+  const headers: [string, string][] = [
+    ['ratelimit-limit', String(status.limit)],
+    ['ratelimit-remaining', String(status.remaining)],
+    ['ratelimit-reset', String(status.resetSeconds)],
+  ];
+  if (refused) headers.push(['retry-after', String(status.resetSeconds)]);
+  return headers;
+}
+
+export function createCostBudget(
+  settings: NonNullable<Config['rateLimit']['costBudget']>,
+  windowMs: number,
+  store: PointsStore,
+  limits: GraphQLLimits,
+  schema: GraphQLSchema,
+  /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
+  listedDocument: (operation: unknown) => DocumentNode | null = () => null,
+): CostBudget {
+  const budgetOf = (caller: Caller | null): number => {
+    let budget = settings.points;
+    for (const scope of caller?.scopes ?? []) budget = Math.max(budget, settings.byScope[scope] ?? 0);
+    return budget;
+  };
+  const windowSeconds = Math.ceil(windowMs / 1000);
+
+  const charge: CostBudget['charge'] = async (caller, address, points) => {
+    const limit = budgetOf(caller);
+    const result = await store.charge(rateLimitSubject(caller, address), points, limit);
+    const status: CostStatus = {
+      requested: points,
+      limit,
+      remaining: Math.max(0, limit - result.spent),
+      resetSeconds: Math.max(1, Math.ceil(result.resetMs / 1000)),
+    };
+    const refused = result.allowed
+      ? null
+      : new RateLimitedError(
+          `Cost budget of ${limit} points per ${windowSeconds} s exceeded: this request costs ${points} points and ` +
+            `${status.remaining} are left; nothing was run; retry in ${status.resetSeconds} seconds`,
+        );
+    return { status, refused };
+  };
+
+  /** Points of one operation of a batch that will run; 0 when a check will refuse it before it runs. */
+  const batchOperationPoints = (piece: unknown, caller: Caller | null): number => {
+    if (typeof piece !== 'object' || piece === null) return 0;
+    const { query, variables, operationName } = piece as Record<string, unknown>;
+    // A listed document runs as listed, exempt from the cost limit (but not from the budget).
+    const listed = listedDocument(piece);
+    let document: DocumentNode;
+    if (listed) document = listed;
+    // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
+    else if (typeof query !== 'string') return 0;
+    else {
+      try {
+        document = parse(query, limits.parseOptions);
+      } catch {
+        return 0; // Apollo answers the syntax error; nothing runs
+      }
+    }
+    const vars = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
+    const name = typeof operationName === 'string' ? operationName : null;
+    const operation = getOperationAST(document, name);
+    if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
+    if (operationRefusal(schema, document, operation, caller, vars)) return 0;
+    return pointsFor(limits.operationCost(schema, document, vars, name));
+  };
+
+  const plugin: ApolloServerPlugin<GraphQLContext> = {
+    async requestDidStart(rc) {
+      let status: CostStatus | null = null;
+      const { contextValue } = rc;
+      const address = contextValue.clientAddress ?? '';
+      return {
+        async responseForOperation(rc): Promise<GraphQLResponse | null> {
+          const points = pointsFor(
+            limits.operationCost(rc.schema, rc.document, rc.request.variables ?? {}, rc.operationName),
+          );
+          const batch = contextValue.batchCostCharge;
+          if (batch && !rc.metrics.persistedQueryHit) {
+            status = { requested: points, ...batch };
+            return null;
+          }
+          const charged = await charge(contextValue.caller, address, points);
+          status = charged.status;
+          if (!charged.refused) return null;
+          const error = new GraphQLError(charged.refused.message, { originalError: charged.refused });
+          return {
+            http: { status: 429, headers: new HeaderMap(costHeaders(status, true)) },
+            body: {
+              kind: 'single',
+              singleResult: { errors: [formatError({ message: error.message }, error)] },
+            },
+          };
+        },
+        async willSendResponse(rc) {
+          // An answer that charged nothing (a syntax or validation error, a refused scope) still says
+          // where the caller stands: a charge of 0 points reads the window without changing it.
+          if (!status) {
+            const batch = contextValue.batchCostCharge;
+            status = batch
+              ? { requested: 0, ...batch }
+              : { ...(await charge(contextValue.caller, address, 0)).status, requested: 0 };
+          }
+          for (const [name, value] of costHeaders(status, false)) rc.response.http.headers.set(name, value);
+          if (rc.response.body.kind === 'single') {
+            const result = rc.response.body.singleResult;
+            result.extensions = { ...result.extensions, cost: { ...status } };
+          }
+        },
+      };
+    },
+  };
+
+  return {
+    budgetOf,
+    charge,
+    plugin,
+    async chargeBatch(request, reply) {
+      const body = request.body;
+      if (!Array.isArray(body)) return;
+      const points = body.reduce<number>((sum, piece) => sum + batchOperationPoints(piece, request.caller), 0);
+      const { status, refused } = await charge(request.caller, request.ip, points);
+      request.batchCostCharge = { limit: status.limit, remaining: status.remaining, resetSeconds: status.resetSeconds };
+      if (refused) {
+        for (const [name, value] of costHeaders(status, true)) reply.header(name, value);
+        throw refused;
+      }
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Variables are checked before anything runs, in one walk that is iterative (an explicit stack, no
+ * recursion), so any depth costs a bounded stack:
+ *
+ * - nesting: objects and lists in a variable may nest at most GRAPHQL_MAX_INPUT_DEPTH levels. JSON
+ *   carries any depth (`{"a":{"a":...}}` 8,000 deep is 50 KB), and graphql-js's input coercion,
+ *   loggers and serializers walk values recursively: past the limit the request is refused with 400
+ *   VALIDATION_FAILED naming the variable, before any of them sees it. The schema's own input types
+ *   nest a few levels; 32 leaves room for JSON-like values.
+ * - strings must be well-formed Unicode. JSON can carry a lone UTF-16 surrogate (`"\ud800x"`), which
+ *   JavaScript keeps but PostgreSQL refuses (UTF-8 cannot encode it): the write would fail as an
+ *   unexpected database error. Such a variable is refused with 400 VALIDATION_FAILED naming it. (A
+ *   surrogate in the query text itself is refused by the GraphQL parser: a syntax error.)
+ *
+ * Used for HTTP (the Apollo plugin below, for each operation of a batch too) and for WebSocket
+ * subscriptions (subscription-operation.ts).
+ */
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
+import { ValidationError } from '../errors/app-error';
+import type { GraphQLContext } from '../modules/context';
+
+/** In `u` mode a surrogate pair is one code point, so this matches only a lone surrogate. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** A value on the walk's stack, with its parent link to spell its path only when needed. */
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent: Frame | null;
+  step: string;
+}
+
+const pathOf = (frame: Frame): string => {
+  const steps: string[] = [];
+  for (let f: Frame | null = frame; f; f = f.parent) steps.push(f.step);
+  return steps.reverse().join('');
+};
+
+/** What is wrong with a value: nested too deep, or a string that is not well-formed. */
+export type InputProblem = { kind: 'too-deep'; path: string } | { kind: 'ill-formed'; path: string };
+
+/**
+ * The first problem in `value` (named from `path`, e.g. `$input`), or null. `maxDepth` counts the
+ * objects and lists around the deepest value: `{"a": 1}` is 1, `{"a": [1]}` is 2.
+ */
+export function inputProblem(value: unknown, path: string, maxDepth: number): InputProblem | null {
+  const stack: Frame[] = [{ value, depth: 0, parent: null, step: path }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const { value: v, depth } = frame;
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return { kind: 'ill-formed', path: pathOf(frame) };
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= maxDepth) return { kind: 'too-deep', path: pathOf(frame) };
+    // Pushed in reverse so that the first problem found is the first in document order.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], depth: depth + 1, parent: frame, step: `[${i}]` });
+    } else {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        stack.push({ value: item, depth: depth + 1, parent: frame, step: `.${key}` });
+      }
+    }
+  }
+  return null;
+}
+
+/** The path (`$input.name`) of the first string in `value` that is not well-formed, or null. */
+export function illFormedStringPath(value: unknown, path: string): string | null {
+  const problem = inputProblem(value, path, Infinity);
+  return problem?.kind === 'ill-formed' ? problem.path : null;
+}
+
+/** The refusal of the first problem in `variables`, or null. */
+export function variablesError(
+  variables: Record<string, unknown> | undefined,
+  maxDepth: number,
+): ValidationError | null {
+  for (const [name, value] of Object.entries(variables ?? {})) {
+    const problem = inputProblem(value, `$${name}`, maxDepth);
+    if (!problem) continue;
+    return new ValidationError(
+      problem.kind === 'too-deep'
+        ? `Variable ${problem.path} nests objects or lists deeper than ${maxDepth} levels (GRAPHQL_MAX_INPUT_DEPTH)`
+        : `Variable ${problem.path} is not well-formed Unicode (it holds a lone UTF-16 surrogate)`,
+    );
+  }
+  return null;
+}
+
+export function wellFormedVariablesPlugin(maxDepth: number): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          const error = variablesError(rc.request.variables, maxDepth);
+          if (!error) return;
+          throw new GraphQLError(error.message, {
+            originalError: error,
+            extensions: { http: { status: 400, headers: new HeaderMap() } },
+          });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The server process: configuration, database (migrated, or checked with MIGRATE_ON_START=false),
+ * HTTP server, signals. Started by main.ts, in the process itself (one process) or in each worker
+ * the primary forks (WEB_CONCURRENCY > 1, src/cluster.ts). Nothing else lives here.
+ */
+// First: starts the OpenTelemetry SDK, when OTEL_* asks for it, before node:http and pg are loaded.
+import './telemetry/preload';
+import 'reflect-metadata';
+import cluster from 'node:cluster';
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { loadConfig, readEnvFile, type Config } from './config';
+import { buildApp } from './app';
+import { seedDemoData } from './modules/demo-seed';
+import { openDatabase } from './db/open';
+import { loggerOptions } from './http/request-log';
+import { checkPortFree, reportStartupFailure, StartupError } from './db/startup';
+import { readManifest, TrustedDocumentsError } from './policy/trusted-documents';
+import { ApiKeyService } from './modules/auth/api-key.service';
+import { adminSocketPath, startAdminSocket } from './modules/auth/api-key.socket';
+import { SHUTDOWN_MESSAGE } from './cluster';
+import { joinClusterMetrics } from './telemetry/metrics';
+import { tracePglite } from './telemetry/pglite-tracing';
+import { shutdownTracing, tracingEnabled } from './telemetry/tracing';
+
+/** Unix socket paths are limited to about 107 bytes. */
+const MAX_SOCKET_PATH = 100;
+
+/** Known once the configuration is valid: what start-up failures are explained against. */
+let startingConfig: Config | undefined;
+
+/** One step of the shutdown: what it closes (for the log) and how. */
+interface Closer {
+  name: string;
+  close(): Promise<void>;
+}
+
+/** Starts the server; a failure to start is reported (one line per problem) and exits 1. */
+export function startServer(): void {
+  main().catch((error: unknown) => {
+    reportStartupFailure(error, startingConfig);
+    process.exit(1);
+  });
+}
+
+/**
+ * A worker of src/cluster.ts drains once, whichever way it is told: the primary's message, or a
+ * signal of its own (sent to the whole process group: a terminal's Ctrl-C, systemd). A second one is
+ * not "force" here: the primary escalates (a second signal to it kills the workers). Told before it
+ * is serving, it just exits: nothing is in flight yet.
+ */
+let drainWorker: (() => void) | null = null;
+function listenAsWorker(hangUpStops: boolean): void {
+  let told = false;
+  const stop = () => {
+    if (told) return;
+    told = true;
+    if (drainWorker) drainWorker();
+    else process.exit(0);
+  };
+  process.on('message', (message) => message === SHUTDOWN_MESSAGE && stop());
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  // A worker whose primary is gone (killed: no SIGTERM reached us) stops as if told to, starting or
+  // serving: its port is the primary's, so it would never be sent another connection.
+  process.once('disconnect', stop);
+  // Without trusted documents, SIGHUP stops the process, as it does the primary.
+  if (hangUpStops) process.on('SIGHUP', stop);
+}
+
+async function main(): Promise<void> {
+  const envFile = readEnvFile();
+  const config = loadConfig();
+  if (cluster.isWorker) {
+    listenAsWorker(config.trustedDocuments.mode === 'off');
+    // The primary may ask for metrics while this worker starts: it answers (empty) from now on.
+    joinClusterMetrics();
+  }
+  startingConfig = config;
+  const log = pino(loggerOptions(config));
+  if (envFile) log.info(`read ${envFile}`);
+  const settings = config.database;
+  if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
+    log.warn(
+      'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +
+        'events and revoked API keys are read on every request (no cache), because LISTEN needs a session; ' +
+        "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
+    );
+  }
+  // A bad manifest stops the start before the database is opened (seconds on a first start);
+  // buildApp reads the files again and validates the documents against the schema.
+  if (config.trustedDocuments.mode !== 'off') {
+    try {
+      for (const file of config.trustedDocuments.files) readManifest(file);
+    } catch (error) {
+      if (error instanceof TrustedDocumentsError) throw new StartupError(`TRUSTED_DOCUMENTS_FILE: ${error.message}`);
+      throw error;
+    }
+  }
+  // A worker shares the port its primary checked and holds (src/cluster.ts): probing it here would
+  // find it taken.
+  if (!cluster.isWorker) await checkPortFree(config.host, config.port);
+  const db = await openDatabase(config, {
+    progress: (msg) => log.info(msg),
+    warn: (msg) => log.warn(msg),
+    info: (msg) => log.info(msg),
+  });
+  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
+  const app = await buildApp({ config, db, loggerInstance: log });
+  let adminSocket: FastifyInstance | undefined;
+
+  /**
+   * The shutdown sequence, in order; anything that holds the process open gets its step here.
+   * 1. HTTP: stop accepting connections, let every in-flight request finish and be answered (each
+   *    answer during shutdown carries `Connection: close`, idle keep-alive sockets are closed at
+   *    once: app.ts), then Fastify's onClose hooks (Apollo, the API-key cache's listener, Redis).
+   * 2. The API-key admin socket (embedded database only).
+   * 3. The database, last: in-flight requests needed it.
+   * One SIGTERM/SIGINT runs it and exits 0; a second signal, or SHUTDOWN_TIMEOUT_MS passing, exits
+   * 1 at once (close-with-grace). Apollo's own signal handling is off (graphql/apollo.ts): Fastify
+   * owns shutdown.
+   */
+  const closers: Closer[] = [
+    { name: 'http', close: () => app.close() },
+    { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
+    { name: 'database', close: () => db.close() },
+  ];
+  // With trusted documents on, SIGHUP re-reads their manifests (below) instead of shutting down.
+  const trusted = app.trustedDocuments;
+  if (trusted) {
+    process.on('SIGHUP', () => {
+      try {
+        const documents = trusted.reload();
+        app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
+      } catch (error) {
+        // The list in use stays: a half-written or broken file must not take the service down.
+        app.log.error(
+          { err: { message: (error as Error).message } },
+          'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
+        );
+      }
+    });
+  }
+  // A worker's SIGTERM, SIGINT and SIGHUP are listenAsWorker's (above).
+  const skip: ('SIGHUP' | 'SIGTERM' | 'SIGINT')[] = trusted || cluster.isWorker ? ['SIGHUP'] : [];
+  if (cluster.isWorker) skip.push('SIGTERM', 'SIGINT');
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, skip }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an uncaught error');
+    else app.log.info({ signal: signal ?? 'the primary' }, 'shutting down: finishing in-flight requests');
+    for (const closer of closers) {
+      try {
+        await closer.close();
+      } catch (error) {
+        app.log.error({ err: error, step: closer.name }, 'shutdown step failed');
+      }
+    }
+    app.log.info('stopped');
+    await shutdownTracing();
+  });
+  drainWorker = () => void grace.close();
+  await app.listen({ host: config.host, port: config.port });
+  // The embedded database can be opened by this process only: `npm run apikey` goes through here.
+  if (config.database.kind === 'pglite' && config.database.dataDir) {
+    const socket = adminSocketPath(config.database.dataDir);
+    if (socket.length <= MAX_SOCKET_PATH) {
+      adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log), async () => {
+        const line = await seedDemoData(db);
+        app.log.info(line);
+        return line;
+      });
+    } else {
+      app.log.warn(
+        { socket },
+        'data directory path too long for the API-key admin socket; stop the server to manage keys',
+      );
+    }
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const graphql = `http://localhost:${port}/graphql`;
+  app.log.info(
+    { database: db.kind, graphql, ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}) },
+    'petstore gateway ready',
+  );
+}

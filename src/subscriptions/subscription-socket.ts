@@ -1,0 +1,155 @@
+/**
+ * One graphql-ws connection on one upgraded socket: graphql-ws's protocol server (`makeServer`)
+ * wired to a `ws` socket with the bounds a public endpoint needs. Written here instead of using
+ * graphql-ws's own @fastify/websocket adapter, which has none of them (issue 23):
+ *
+ * - every frame sent (graphql-ws's messages, `pong` answers to `ping` included, and keep-alive
+ *   pings) first checks the bytes already waiting for the client (`ws`'s `bufferedAmount`: its own
+ *   queue plus the socket's). Past SUBSCRIPTION_MAX_BUFFERED_BYTES the client is not reading: the
+ *   connection is closed with 1013 and cut shortly after, so it never costs more than that bound;
+ * - a connection the server closes (1008, 1013, graphql-ws's 44xx) is cut CLOSE_GRACE_MS after the
+ *   close frame at the latest, and after 1008 it is read no more, so a flood cannot outlive its close;
+ * - every message received is charged to the caller's rate-limit budget (the key once
+ *   `connection_init` named one, the client's address before and without), the budget HTTP
+ *   requests spend: over it, the connection is closed with 1008 and the refusal's text. Messages are
+ *   handled one at a time; while one waits for its charge the socket stops reading, so a flood is
+ *   held back by TCP, not queued here;
+ * - a failed send (the peer went away) is not an error, and an unexpected failure is logged once per
+ *   connection as a JSON line, never a stack per message.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { makeServer } from 'graphql-ws';
+import type { WebSocket } from 'ws';
+
+/** RFC 6455: "try again later" (the client reads too slowly) and "policy violation" (rate limit). */
+export const TRY_AGAIN_LATER = 1013;
+export const POLICY_VIOLATION = 1008;
+/** graphql-ws's code for an internal error. */
+const INTERNAL_ERROR = 4500;
+/** How long a connection the server closed may take to complete the close before its socket is cut. */
+const CLOSE_GRACE_MS = 2_000;
+/** Messages read ahead of the one being charged before the socket stops reading. */
+const READ_AHEAD = 16;
+
+type GraphqlWsServer<E> = ReturnType<typeof makeServer<Record<string, unknown> | undefined, E>>;
+
+export interface SocketBounds {
+  /** Interval of WebSocket pings; a peer that does not answer within one more is dropped. 0: off. */
+  keepAliveMs: number;
+  maxBufferedBytes: number;
+  /** Charges one message to the connection's payer: null when within budget, else the refusal's text. */
+  charge(): Promise<string | null>;
+  log: FastifyBaseLogger;
+}
+
+/** Serves graphql-ws on `socket` until it closes; `extra` is what graphql-ws hands its callbacks. */
+export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket, extra: E, bounds: SocketBounds): void {
+  const { log } = bounds;
+  let failed = false;
+  /** The connection fails once: logged once, closed once. */
+  const fail = (error: unknown, what: string) => {
+    if (failed) return;
+    failed = true;
+    log.error({ err: error }, `graphql-ws: ${what}`);
+    closeAndCut(INTERNAL_ERROR, 'Internal server error');
+  };
+
+  let cutTimer: NodeJS.Timeout | undefined;
+  /**
+   * Every close the server decides (a policy or slow-consumer close, graphql-ws's own 44xx): the close
+   * frame goes out and the socket is cut CLOSE_GRACE_MS later unless the client has completed the
+   * close by then, instead of `ws`'s 30 s. After a rate-limit close the socket is also read no more: a
+   * client flooding frames past its close would otherwise be parsed all that time (issue 28 item 6:
+   * one such client held a core for 15 s). A client that reads still gets the close frame and its code.
+   */
+  const closeAndCut = (code: number, reason: string) => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.close(code, reason);
+    if (code === POLICY_VIOLATION) socket.pause();
+    cutTimer ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+  };
+  /** Over the byte bound: close (1013), and cut the socket if the close frame cannot get through. */
+  const overflowing = (): boolean => {
+    if (socket.bufferedAmount <= bounds.maxBufferedBytes) return false;
+    if (socket.readyState === socket.OPEN) {
+      log.warn({ bufferedBytes: socket.bufferedAmount }, 'WebSocket client not reading: closed (1013)');
+      closeAndCut(TRY_AGAIN_LATER, `Slow consumer: more than ${bounds.maxBufferedBytes} bytes waiting; reconnect`);
+    }
+    return true;
+  };
+
+  let handle: ((data: string) => Promise<void>) | null = null;
+  const closed = server.opened(
+    {
+      protocol: socket.protocol,
+      // Resolves once written, or at once when dropped: a closed peer is no error to report.
+      send: (data) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState !== socket.OPEN || overflowing()) return resolve();
+          socket.send(data, () => resolve());
+        }),
+      close: (code, reason) => closeAndCut(code ?? 1000, reason ?? ''),
+      onMessage: (cb) => (handle = cb),
+    },
+    extra,
+  );
+
+  // Received messages, each charged before graphql-ws sees it.
+  const inbox: string[] = [];
+  let draining = false;
+  const drain = async () => {
+    if (draining) return;
+    draining = true;
+    while (inbox.length > 0 && socket.readyState === socket.OPEN) {
+      const message = inbox.shift()!;
+      const refusal = await bounds.charge().catch((error: unknown) => {
+        fail(error, 'rate-limit charge failed');
+        return 'error';
+      });
+      if (socket.readyState !== socket.OPEN) break;
+      if (refusal) {
+        closeAndCut(POLICY_VIOLATION, refusal.slice(0, 120));
+        break;
+      }
+      // Not awaited: a subscribe resolves only when its subscription ends.
+      handle?.(message).catch((error: unknown) => fail(error, 'message handling failed'));
+    }
+    inbox.length = 0;
+    draining = false;
+    // A socket closed for flooding stays paused until it is cut: see closeAndCut.
+    if (socket.isPaused && socket.readyState === socket.OPEN) socket.resume();
+  };
+  socket.on('message', (data) => {
+    if (socket.readyState !== socket.OPEN) return; // read before the pause took hold: dropped
+    inbox.push(String(data));
+    if (inbox.length >= READ_AHEAD && !socket.isPaused) socket.pause();
+    void drain();
+  });
+
+  let pongWait: NodeJS.Timeout | null = null;
+  const keepAlive =
+    bounds.keepAliveMs > 0
+      ? setInterval(() => {
+          if (socket.readyState !== socket.OPEN || overflowing()) return;
+          pongWait ??= setTimeout(() => socket.terminate(), bounds.keepAliveMs);
+          socket.ping();
+        }, bounds.keepAliveMs)
+      : null;
+  socket.on('pong', () => {
+    if (pongWait) clearTimeout(pongWait);
+    pongWait = null;
+  });
+
+  // An error on an open socket (a malformed frame, a reset): one line, then the socket goes.
+  socket.on('error', (error) => {
+    log.warn({ err: { message: error.message, code: (error as { code?: string }).code } }, 'WebSocket error');
+    socket.terminate();
+  });
+  socket.once('close', (code, reason) => {
+    if (keepAlive) clearInterval(keepAlive);
+    if (pongWait) clearTimeout(pongWait);
+    if (cutTimer) clearTimeout(cutTimer);
+    inbox.length = 0;
+    closed(code, String(reason)).catch((error: unknown) => fail(error, 'close handling failed'));
+  });
+}

@@ -1,0 +1,425 @@
+/**
+ * GraphQL subscriptions: the graphql-ws protocol (the `graphql-ws` package) over @fastify/websocket,
+ * on the same port and path as queries (GET /graphql with a WebSocket upgrade), so Apollo Client,
+ * urql and the explorers subscribe with no configuration beyond the URL. docs/subscriptions.md.
+ *
+ * Security is that of queries:
+ * - at the upgrade (before any WebSocket exists): the rate limit and credential hooks of every
+ *   request, then a browser's `Origin` (CORS_ORIGINS; outside production also the same host: 403
+ *   otherwise, subscription-access.ts), and the number of connections from the client's address
+ *   (429). A refused upgrade always closes its socket (http/upgrade-guard.ts);
+ * - at `connection_init`: the Bearer key from `connectionParams` (browsers cannot set WebSocket
+ *   headers; an Authorization header on the upgrade works too). A bad key closes with 4401; the
+ *   connections per key are counted;
+ * - every message is charged to the caller's rate-limit budget, the one HTTP requests spend (over
+ *   it: closed with 1008), and a client that does not read what it is sent is closed with 1013 once
+ *   SUBSCRIPTION_MAX_BUFFERED_BYTES wait for it (subscription-socket.ts);
+ * - at each `subscribe`: only subscription operations, the token, depth, alias, directive, input
+ *   nesting and cost limits, the subscriptions per connection, and the whole document against the
+ *   scope table, as for queries (subscription-operation.ts); errors are formatted and masked as over
+ *   HTTP (no "Did you mean" without introspection);
+ * - at `connection_init`, an access token (a JWT: docs/identity.md) is verified like a key; a bad one
+ *   closes with 4401, an identity provider that cannot be reached with 1013 (try again later);
+ * - while open: a revoked key closes its connections (4401) as soon as the key cache hears of it
+ *   (api-key.cache.ts); an access token's connection closes with 4401 when the token expires, so
+ *   no event reaches an expired session (the client signs in again, then reconnects); keep-alive pings drop dead peers; a client reading too slowly is closed
+ *   (1013) once `SUBSCRIPTION_BUFFERED_EVENTS` events wait for one of its subscriptions, so it never
+ *   makes the server hold more than that.
+ *
+ * Events come from the database (src/modules/events/store-events.ts). When the LISTEN connection is
+ * lost, events are being missed: every connection is closed with 1013 ("try again later"), and new
+ * ones are refused until it is back, so clients reconnect and refetch instead of silently missing
+ * changes. On shutdown, subscriptions end after the events already queued for them are sent, then
+ * sockets close with 1001 ("going away"); graphql-ws clients reconnect (to another process).
+ */
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
+import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
+import type { WebSocket } from 'ws';
+import type { Config } from '../config';
+import {
+  AppError,
+  BadRequestError,
+  ErrorCode,
+  RateLimitedError,
+  ForbiddenError,
+  UnavailableError,
+} from '../errors/app-error';
+import { rateLimitMessage, rateLimitSubject, type RateLimiter } from '../http/rate-limit';
+import type { Services } from '../modules/services';
+import type { ApiKeyCache } from '../modules/auth/api-key.cache';
+import { looksLikeJwt, type TokenVerifier } from '../modules/auth/access-token';
+import { callerIdentity, type Caller } from '../modules/auth/caller';
+import { BEARER } from '../modules/auth/auth.hooks';
+import type { StoreEvents } from '../modules/events/store-events';
+import type { GraphQLContext } from '../modules/context';
+import { Reads } from '../read/reads';
+import { formatError } from '../policy/errors';
+import type { GraphQLLimits } from '../policy/limits';
+import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
+import type { TrustedDocuments } from '../policy/trusted-documents';
+import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
+import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
+import { pointsFor, type CostBudget } from '../policy/cost-budget';
+
+/** WebSocket close code used besides graphql-ws's own (RFC 6455). */
+const GOING_AWAY = 1001;
+/** graphql-ws has no code for "too many connections"; its 4429 is the closest, and clients do not retry it. */
+const TOO_MANY = CloseCode.TooManyInitialisationRequests;
+
+export interface SubscriptionsOptions {
+  config: Config;
+  services: Services;
+  schema: GraphQLSchema;
+  limits: GraphQLLimits;
+  /** Charges each subscription its cost when it starts (RATE_LIMIT_COST_BUDGET); null: off. */
+  costBudget?: CostBudget | null;
+  events: StoreEvents;
+  /** The rate limiter HTTP requests are counted by: every WebSocket message is charged to it too. */
+  limiter: Pick<RateLimiter, 'charge'>;
+  apiKeyCache?: ApiKeyCache;
+  /** TRUSTED_DOCUMENTS allow/enforce: subscribe messages follow the same list (trusted-documents.ts). */
+  trustedDocuments?: TrustedDocuments | null;
+  /** Access tokens (AUTH_JWT_*, AUTH_DEV_TOKENS); null: API keys only. */
+  tokens?: TokenVerifier | null;
+}
+
+/** What the rest of the app sees: the route's two hooks and the counts (for metrics). */
+export interface Subscriptions {
+  /** Route `preValidation`: refuses an upgrade before it happens (Origin, per-address, shutdown). */
+  checkUpgrade(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Route `wsHandler`. */
+  wsHandler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest): void;
+  /** Open WebSocket connections. */
+  readonly connectionCount: number;
+  /** Open subscriptions (streams of events) in this process. */
+  readonly subscriptionCount: number;
+}
+
+interface Connection {
+  socket: WebSocket;
+  address: string;
+  caller: Caller | null;
+  /** The key as presented, to re-check it when the key cache hears that it changed. */
+  token: string | null;
+  /** Releases this connection's places in the per-address and per-key counts (once each). */
+  release: (() => void)[];
+}
+
+type Extra = { socket: WebSocket; request: FastifyRequest };
+type WsContext = Context<Record<string, unknown> | undefined, Extra>;
+
+/** The longest delay Node's timers take (about 24.8 days); a later expiry re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Closes `socket` with 4401 when the access token it signed in with expires (`expiresAt`, ms):
+ * no event reaches an expired session. Returns the timer's release (the connection closed first).
+ */
+function closeOnExpiry(socket: WebSocket, expiresAt: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = expiresAt - Date.now();
+    if (left <= 0) return socket.close(CloseCode.Unauthorized, 'Unauthorized: the access token expired');
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
+/** A formatted error as a client sees it; unexpected ones are logged and carry an id to quote. */
+function formatForClient(error: GraphQLError, requestId: string, log: FastifyRequest['log']) {
+  const formatted = formatError(error.toJSON(), error);
+  if (formatted.extensions?.code !== ErrorCode.INTERNAL) return formatted;
+  log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error (subscription)');
+  return {
+    ...formatted,
+    message: `${formatted.message} (request id ${requestId})`,
+    extensions: { ...formatted.extensions, requestId },
+  };
+}
+
+export async function registerSubscriptions(
+  app: FastifyInstance,
+  {
+    config,
+    services,
+    schema,
+    limits,
+    costBudget,
+    events,
+    limiter,
+    apiKeyCache,
+    trustedDocuments,
+    tokens = null,
+  }: SubscriptionsOptions,
+): Promise<Subscriptions> {
+  const settings = config.subscriptions;
+  const connections = new Map<WebSocket, Connection>();
+  const contexts = new Set<WsContext>();
+  const perAddress = new ConnectionCounts();
+  const perKey = new ConnectionCounts();
+  const checks: OperationChecks = {
+    schema,
+    limits,
+    inputDepth: config.limits.inputDepth,
+    hideSuggestions: !config.graphql.introspection,
+    trustedDocuments,
+  };
+  let closing = false;
+
+  /** Re-checks the keys of open connections after a key change (`''`: every key). */
+  const recheckKeys = async (payload: string) => {
+    for (const conn of connections.values()) {
+      if (!conn.token || conn.caller?.kind !== 'key') continue;
+      if (payload !== '' && payload !== String(conn.caller.keyId)) continue;
+      const caller = await services.apiKeys.authenticate(conn.token).catch(() => undefined);
+      if (caller === undefined) continue; // the database is unreachable: the next change re-checks
+      if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
+      else if (caller.scopes.join() !== conn.caller.scopes.join())
+        conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
+    }
+  };
+  apiKeyCache?.onChange((payload) => void recheckKeys(payload));
+
+  // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
+  events.onStateChange((listening) => {
+    if (listening) return;
+    for (const conn of connections.values())
+      conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
+  });
+
+  /** `connection_init`: the key (connectionParams, or the upgrade's Authorization header), and its count. */
+  const authenticate = async (ctx: WsContext): Promise<boolean> => {
+    const { socket, request } = ctx.extra;
+    const conn = connections.get(socket);
+    if (!conn) return false;
+    if (closing) {
+      socket.close(GOING_AWAY, 'Server shutting down');
+      return false;
+    }
+    if (!events.listening) {
+      socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
+      return false;
+    }
+    let caller: Caller | null = request.caller;
+    let token = caller ? (BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null) : null;
+    const param = authorizationParam(ctx.connectionParams);
+    if (param !== undefined) {
+      token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
+      if (!token) {
+        socket.close(
+          CloseCode.Unauthorized,
+          'Unauthorized: connectionParams.Authorization must be "Bearer <API key>" or "Bearer <access token>"',
+        );
+        return false;
+      }
+      let refused: AppError | null = null;
+      if (tokens && looksLikeJwt(token)) {
+        try {
+          caller = await tokens.verify(token);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          refused = error;
+        }
+      } else {
+        caller = await services.apiKeys.authenticate(token);
+      }
+      // The socket may have closed during the lookup: its close handler has already run, so
+      // nothing may be counted for it any more (the count would never be released).
+      if (!connections.has(socket)) return false;
+      if (refused instanceof UnavailableError) {
+        socket.close(TRY_AGAIN_LATER, refused.message);
+        return false;
+      }
+      if (refused || !caller) {
+        // A close reason is at most 123 bytes (RFC 6455).
+        const why = refused ? refused.message : 'the API key is unknown or revoked';
+        socket.close(CloseCode.Unauthorized, `Unauthorized: ${why}`.slice(0, 123));
+        return false;
+      }
+    }
+    if (caller) {
+      const key = callerIdentity(caller);
+      if (perKey.count(key) >= settings.connectionsPerKey) {
+        socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
+        return false;
+      }
+      conn.release.push(perKey.hold(key));
+      conn.caller = caller;
+      conn.token = token;
+      if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
+    }
+    contexts.add(ctx);
+    return true;
+  };
+
+  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+    schema,
+    onConnect: authenticate,
+    onClose(ctx) {
+      contexts.delete(ctx);
+    },
+    async onSubscribe(ctx, id, payload) {
+      const { socket, request } = ctx.extra;
+      const conn = connections.get(socket);
+      const fail = (error: AppError) => [gqlError(error)];
+      if (!conn || closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
+      // This subscription is already counted in ctx.subscriptions.
+      if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
+        return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
+      }
+      const checked = checkSubscription(checks, conn.caller, payload);
+      if ('errors' in checked) return checked.errors;
+      // With a cost budget, a subscription is charged its cost once, when it starts (cost-budget.ts).
+      const charged = costBudget
+        ? await costBudget.charge(
+            conn.caller,
+            conn.address,
+            pointsFor(limits.operationCost(schema, checked.document, checked.variables, payload.operationName)),
+          )
+        : null;
+      if (charged?.refused) return fail(charged.refused);
+      const contextValue: GraphQLContext = {
+        requestId: `${request.id}:${id}`,
+        log: request.log,
+        caller: conn.caller,
+        services,
+        // One per subscription: its loaders batch an event's reads without caching any.
+        reads: new Reads(services, conn.caller),
+        idempotencyKey: undefined,
+        batched: false,
+        openEventStream: (select) =>
+          events.hub.subscribe(select, {
+            maxBuffered: settings.bufferedEvents,
+            onOverflow: () =>
+              socket.close(
+                TRY_AGAIN_LATER,
+                `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
+              ),
+          }),
+      };
+      const args: ExecutionArgs = {
+        schema,
+        document: checked.document,
+        operationName: payload.operationName,
+        variableValues: checked.variables,
+        contextValue,
+      };
+      return args;
+    },
+    onNext(_ctx, _id, _payload, args, result) {
+      if (!result.errors) return;
+      const context = args.contextValue as GraphQLContext;
+      return { ...result, errors: result.errors.map((e) => formatForClient(e, context.requestId, context.log)) };
+    },
+    onError(ctx, id, _payload, errors) {
+      const { request } = ctx.extra;
+      return errors.map((e) => formatForClient(e, `${request.id}:${id}`, request.log));
+    },
+  });
+
+  await app.register(fastifyWebsocket, {
+    // A message is at most what an HTTP body may be (ws would accept 100 MiB).
+    options: { maxPayload: config.limits.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
+    // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
+    errorHandler: (error, socket, request) => {
+      request.log.warn({ err: { message: error.message } }, 'WebSocket error');
+      socket.terminate();
+    },
+    // Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their
+    // queued events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
+    preClose: async function (this: FastifyInstance) {
+      closing = true;
+      const deadline = Date.now() + Math.min(5_000, config.shutdownTimeoutMs / 2);
+      events.hub.endAll();
+      while ([...contexts].some((c) => Object.keys(c.subscriptions).length > 0) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const closed = [...connections.keys()].map(
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.once('close', () => resolve());
+            socket.close(GOING_AWAY, 'Server shutting down');
+          }),
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(closed),
+        new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500))),
+      ]);
+      clearTimeout(timer);
+      for (const socket of connections.keys()) socket.terminate();
+      this.websocketServer.close();
+    },
+  });
+
+  return {
+    async checkUpgrade(request, reply) {
+      if (!request.ws) return;
+      if (!originAllowed(request, config.cors.origins, settings.sameHostOrigin)) {
+        throw new ForbiddenError(
+          `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
+        );
+      }
+      if (perAddress.count(request.ip) >= settings.connectionsPerAddress) {
+        // No schedule frees a slot; a few seconds is a polite first retry.
+        void reply.header('retry-after', '5');
+        throw new RateLimitedError(
+          `Too many WebSocket connections from this address (at most ${settings.connectionsPerAddress})`,
+        );
+      }
+    },
+    wsHandler(this: FastifyInstance, socket, request) {
+      const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
+      connections.set(socket, conn);
+      conn.release.push(perAddress.hold(conn.address));
+      socket.once('close', () => {
+        connections.delete(socket);
+        for (const release of conn.release) release();
+      });
+      serveGraphqlWs(server, socket, { socket, request } satisfies Extra, {
+        keepAliveMs: settings.keepAliveMs,
+        maxBufferedBytes: settings.maxBufferedBytes,
+        log: request.log,
+        // The payer is the key once connection_init named one, the address before and without.
+        charge: async () => {
+          const charge = await limiter.charge(rateLimitSubject(conn.caller, conn.address));
+          return charge.allowed ? null : rateLimitMessage(charge);
+        },
+      });
+    },
+    get connectionCount() {
+      return connections.size;
+    },
+    get subscriptionCount() {
+      return events.hub.size;
+    },
+  };
+}
+
+/**
+ * Apollo plugin: a subscription sent over HTTP is a 400 BAD_REQUEST pointing at the WebSocket
+ * (graphql-js would otherwise run the subscription's resolver once without an event).
+ */
+export function subscriptionsOverHttpPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          if (rc.operation?.operation !== 'subscription') return;
+          const cause = new BadRequestError(
+            'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
+          );
+          throw new GraphQLError(cause.message, {
+            originalError: cause,
+            extensions: { http: { status: 400, headers: new HeaderMap() } },
+          });
+        },
+      };
+    },
+  };
+}

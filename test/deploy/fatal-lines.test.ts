@@ -1,0 +1,110 @@
+/**
+ * Issue 30, item 4: in production a start that fails writes JSON lines like every other line (one
+ * per problem: `level` 60, `msg`, and the `setting` to change), not plain text a log pipeline drops
+ * or splits; at a terminal outside production the lines stay plain text. And item 2's refusal: the
+ * embedded database is one process, so WEB_CONCURRENCY > 1 without DATABASE_URL is one such line.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
+import { runScript } from '../helpers/server-process';
+import { usingPostgres } from '../helpers/test-database';
+
+jest.setTimeout(120_000);
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-fatal-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+interface FatalJson {
+  level: number;
+  msg: string;
+  setting?: string;
+  time: number;
+  pid: number;
+}
+
+async function failed(script: string, env: Record<string, string>) {
+  const result = await runScript(script, [], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PGLITE_DATA_DIR: path.join(tmp, 'data'),
+    ...env,
+  });
+  return { code: result.code, lines: result.stderr.split('\n').filter(Boolean), stdout: result.stdout };
+}
+
+const parsed = (lines: string[]): FatalJson[] => lines.map((l) => JSON.parse(l) as FatalJson);
+
+describe('fatal start-up lines', () => {
+  it('are one JSON line per invalid setting in production, naming it', async () => {
+    const { code, lines } = await failed('src/main.js', { NODE_ENV: 'production', PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(code).toBe(1);
+    const json = parsed(lines);
+    expect(json).toHaveLength(2);
+    for (const line of json)
+      expect(line).toMatchObject({ level: 60, time: expect.any(Number), pid: expect.any(Number) });
+    expect(json.map((l) => l.setting).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+    expect(json.find((l) => l.setting === 'PORT')!.msg).toMatch(/^Invalid configuration: PORT: /);
+  });
+
+  it('stay plain text outside production', async () => {
+    const { code, lines } = await failed('src/main.js', { NODE_ENV: 'development', PORT: 'eighty' });
+    expect(code).toBe(1);
+    expect(lines).toEqual(['Invalid configuration:', expect.stringMatching(/^ {2}PORT: /)]);
+  });
+
+  it('refuse WEB_CONCURRENCY > 1 on the embedded database in one line naming it (no process forked)', async () => {
+    const { code, lines, stdout } = await failed('src/main.js', { NODE_ENV: 'production', WEB_CONCURRENCY: '2' });
+    expect(code).toBe(1);
+    expect(parsed(lines)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting: 'WEB_CONCURRENCY',
+        msg: expect.stringContaining(
+          'needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only',
+        ),
+      }),
+    ]);
+    expect(stdout).toBe('');
+  });
+
+  it('name the setting of an explained failure: a port in use is PORT', async () => {
+    const net = await import('node:net');
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    try {
+      const port = String((holder.address() as { port: number }).port);
+      const { code, lines } = await failed('src/main.js', { NODE_ENV: 'production', PORT: port });
+      expect(code).toBe(1);
+      expect(parsed(lines)).toEqual([
+        expect.objectContaining({
+          level: 60,
+          setting: 'PORT',
+          msg: expect.stringContaining(`Port ${port} on 127.0.0.1 is already in use`),
+        }),
+      ]);
+    } finally {
+      holder.close();
+    }
+  });
+});
+
+describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command, on a database that does not exist', () => {
+  it('explains it as the server does, in one JSON line naming DATABASE_URL', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = '/petstore_no_such_database';
+    const { code, lines } = await failed('src/db/migrate.cli.js', {
+      NODE_ENV: 'production',
+      DATABASE_URL: url.toString(),
+    });
+    expect(code).toBe(1);
+    expect(parsed(lines)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting: 'DATABASE_URL',
+        msg: expect.stringMatching(/does not exist.*Create it \(createdb petstore_no_such_database/),
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Requests no HTTP client library would send, over raw sockets to a real process
+ * (NODE_ENV=production): a malformed or missing `Host`, an over-long path parameter. Each is a client
+ * mistake: a 4xx in the Error shape with the security headers every answer carries, never 500
+ * INTERNAL, and no stack in the log.
+ */
+import net from 'node:net';
+import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
+
+jest.setTimeout(120_000);
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends `raw` as is and reads the whole answer (the request asks to close the connection). */
+function send(url: string, raw: string): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.end(raw));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const i = line.indexOf(':');
+        headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+const request = (method: string, path: string, hostLine: string | null, body?: string) =>
+  [
+    `${method} ${path} HTTP/1.1`,
+    ...(hostLine === null ? [] : [`Host: ${hostLine}`]),
+    'Connection: close',
+    ...(body === undefined ? [] : ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`]),
+    '',
+    body ?? '',
+  ].join('\r\n');
+
+describe('malformed requests from raw sockets (production)', () => {
+  let gateway: GatewayFixture;
+  beforeAll(async () => {
+    gateway = await startGateway({ NODE_ENV: 'production' });
+  });
+  afterAll(async () => gateway?.dispose());
+
+  it.each([['['], ['a b'], ['%'], [''], ['a/b'], ['x@y']])(
+    'answers Host: %j with 400 BAD_REQUEST in the Error shape, on /graphql and REST alike',
+    async (host) => {
+      const graphql = await send(gateway.server.url, request('POST', '/graphql', host, '{"query":"{ __typename }"}'));
+      expect(graphql.status).toBe(400);
+      expect(JSON.parse(graphql.body).errors[0].extensions).toEqual({ code: 'BAD_REQUEST', status: 400 });
+      expect(graphql.headers['x-content-type-options']).toBe('nosniff');
+      const rest = await send(gateway.server.url, request('GET', '/pets/1', host));
+      expect(rest.status).toBe(400);
+      expect(JSON.parse(rest.body)).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    },
+  );
+
+  it('answers a request without Host with 400 too, and serves well-formed hosts as before', async () => {
+    expect((await send(gateway.server.url, request('GET', '/pets/1', null))).status).toBe(400);
+    for (const host of ['localhost', 'localhost:4000', '127.0.0.1:80', '[::1]:4000', 'api.example.com']) {
+      const answer = await send(gateway.server.url, request('POST', '/graphql', host, '{"query":"{ __typename }"}'));
+      expect([host, answer.status]).toEqual([host, 200]);
+    }
+  });
+
+  it('answers an over-long path parameter in the Error shape with the security headers', async () => {
+    const answer = await send(gateway.server.url, request('GET', `/pets/${'1'.repeat(200)}`, 'localhost'));
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['content-security-policy']).toBeDefined();
+    expect(answer.headers['x-request-id']).toBeDefined();
+  });
+
+  it('logged no error (no stack) for any of them', () => {
+    const errors = gateway.server.output.filter((line) => /"level":50/.test(line));
+    expect(errors).toEqual([]);
+  });
+});
