@@ -37,6 +37,7 @@ import { registerSecurityHeaders } from './http/security-headers';
 import { registerUpgradeGuard } from './http/upgrade-guard';
 import { startApiKeyCache } from './modules/auth/api-key.cache';
 import { registerAccessControl, registerCallerResolution } from './modules/auth/auth.hooks';
+import { createTokenVerifier } from './modules/auth/access-token';
 import { registerCors } from './http/cors';
 import { registerCompression } from './http/compression';
 import { batchGuard } from './policy/batching';
@@ -206,7 +207,10 @@ export async function buildApp({
   // Order matters, all three run on onRequest before the body is read: who is calling as far as is
   // known without the database, then the rate limit (every request counted before any credential
   // lookup), then the lookup, 401 for a bad credential and the REST route's scope (auth.hooks.ts).
-  registerCallerResolution(app, services.apiKeys);
+  // Access tokens (AUTH_JWT_*, AUTH_DEV_TOKENS): nothing is fetched from the provider here, so a
+  // provider that is down never stops the start (src/modules/auth/access-token.ts).
+  const tokens = await createTokenVerifier(config.auth, app.log);
+  registerCallerResolution(app, services.apiKeys, tokens);
   const limiter = await registerRateLimit(app, config);
   // Read-your-writes across processes: the window in the rate limit's Redis (db/read-routing.ts).
   if (readScope && limiter.redis) {
@@ -311,6 +315,7 @@ export async function buildApp({
     limiter,
     apiKeyCache: apiKeyCache?.cache,
     trustedDocuments,
+    tokens,
   });
   app.decorate('subscriptions', subscriptions);
   if (metrics) {

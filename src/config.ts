@@ -98,6 +98,9 @@ const origins = z
   })
   .refine((list) => !list.includes('*') || list.length === 1, { message: '* cannot be combined with origins' });
 
+/** The audience of development tokens when AUTH_JWT_AUDIENCE is unset (`npm run token`). */
+export const DEV_TOKEN_AUDIENCE = 'petstore';
+
 /** Defaults of the deprecation lifecycle of GET /pets/{petId} (docs/rest.md). */
 export const PETS_PATH_DEPRECATION_DEFAULT = '2026-11-01T00:00:00Z';
 export const PETS_PATH_SUNSET_DEFAULT = '2027-07-01T00:00:00Z';
@@ -192,6 +195,16 @@ const envSchema = z
       .optional(),
     RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('petstore-rl:'),
     API_KEY_CACHE_TTL_MS: int(0, 86_400_000).default(60_000),
+    // Access tokens from an OpenID Connect provider (docs/identity.md); unset: API keys only.
+    AUTH_JWT_ISSUER: z.url({ protocol: /^https?$/, error: 'must be the issuer URL (https://...)' }).optional(),
+    AUTH_JWT_AUDIENCE: z.string().min(1).optional(),
+    AUTH_JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    AUTH_JWT_CLOCK_TOLERANCE_S: int(0, 300).default(30),
+    AUTH_JWT_FETCH_TIMEOUT_MS: int(100, 30_000).default(3_000),
+    AUTH_JWKS_COOLDOWN_MS: int(0, 3_600_000).default(30_000),
+    // Development tokens (`npm run token`), trusted outside production only.
+    AUTH_DEV_TOKENS: bool.default(false),
+    AUTH_DEV_KEY_FILE: z.string().min(1).default('dev-token-key.json'),
     SECURITY_HEADERS: bool.default(true),
     PETS_PATH_DEPRECATION_DATE: instant.default(new Date(PETS_PATH_DEPRECATION_DEFAULT)),
     PETS_PATH_SUNSET_DATE: instant.default(new Date(PETS_PATH_SUNSET_DEFAULT)),
@@ -271,7 +284,37 @@ const envSchema = z
   .refine((e) => e.METRICS_PORT === 0 || e.METRICS_PORT !== e.PORT, {
     path: ['METRICS_PORT'],
     message: 'must differ from PORT: metrics are never served on the public port',
+  })
+  .refine((e) => !e.AUTH_JWT_ISSUER === !e.AUTH_JWT_AUDIENCE, {
+    path: ['AUTH_JWT_AUDIENCE'],
+    message: 'AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE go together (the audience your provider puts in access tokens)',
+  })
+  .refine((e) => !e.AUTH_JWT_JWKS_URL || e.AUTH_JWT_ISSUER, {
+    path: ['AUTH_JWT_JWKS_URL'],
+    message: 'needs AUTH_JWT_ISSUER',
+  })
+  .refine((e) => !(e.AUTH_DEV_TOKENS && e.NODE_ENV === 'production'), {
+    path: ['AUTH_DEV_TOKENS'],
+    message:
+      'must not be on in production: anyone holding the development key (a file on this machine) could sign in as anyone',
   });
+
+export interface AuthConfig {
+  /** An OpenID Connect provider's access tokens (AUTH_JWT_*); null: none. */
+  jwt: {
+    issuer: string;
+    audience: string;
+    /** The JWKS's URL; null: found through `<issuer>/.well-known/openid-configuration`. */
+    jwksUrl: string | null;
+    clockToleranceS: number;
+    /** Longest wait for the provider (discovery, JWKS). */
+    fetchTimeoutMs: number;
+    /** Least time between two JWKS fetches (an unknown `kid` refetches at most this often). */
+    cooldownMs: number;
+  } | null;
+  /** Development tokens (`npm run token`), signed by the key in `keyFile`; null: not trusted. */
+  dev: { keyFile: string; audience: string } | null;
+}
 
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string | null }
@@ -368,6 +411,8 @@ export interface Config {
    * an entry is used without reading the key again; 0 turns the cache off.
    */
   apiKeys: { cacheTtlMs: number };
+  /** Who may sign in with an access token (docs/identity.md, src/modules/auth/access-token.ts). */
+  auth: AuthConfig;
   securityHeaders: boolean;
   rest: RestConfig;
   /** Origins allowed to call from a browser (CORS): `'*'`, a list, or none (an empty list). */
@@ -566,6 +611,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : { points: e.RATE_LIMIT_COST_BUDGET, byScope: e.RATE_LIMIT_COST_BUDGET_BY_SCOPE ?? {} },
     },
     apiKeys: { cacheTtlMs: e.API_KEY_CACHE_TTL_MS },
+    auth: {
+      jwt:
+        e.AUTH_JWT_ISSUER && e.AUTH_JWT_AUDIENCE
+          ? {
+              issuer: e.AUTH_JWT_ISSUER,
+              audience: e.AUTH_JWT_AUDIENCE,
+              jwksUrl: e.AUTH_JWT_JWKS_URL ?? null,
+              clockToleranceS: e.AUTH_JWT_CLOCK_TOLERANCE_S,
+              fetchTimeoutMs: e.AUTH_JWT_FETCH_TIMEOUT_MS,
+              cooldownMs: e.AUTH_JWKS_COOLDOWN_MS,
+            }
+          : null,
+      dev: e.AUTH_DEV_TOKENS
+        ? {
+            keyFile: path.resolve(projectRoot, e.AUTH_DEV_KEY_FILE),
+            audience: e.AUTH_JWT_AUDIENCE ?? DEV_TOKEN_AUDIENCE,
+          }
+        : null,
+    },
     securityHeaders: e.SECURITY_HEADERS,
     rest: {
       petsPath: {

@@ -62,7 +62,12 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
 
 describe('the walkthrough of the README and docs/', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-readme-'));
-  const env = { PGLITE_DATA_DIR: path.join(dataDir, 'data') };
+  // Development tokens on (getting started, step 8, restarts the server with them), their key here.
+  const env = {
+    PGLITE_DATA_DIR: path.join(dataDir, 'data'),
+    AUTH_DEV_TOKENS: 'true',
+    AUTH_DEV_KEY_FILE: path.join(dataDir, 'dev-token-key.json'),
+  };
   let server: ServerProcess;
   let key: string;
   beforeAll(async () => {

@@ -11,11 +11,14 @@
  */
 import type { Prisma } from '../generated/prisma/client';
 
-/** Who reads: the caller's key and scopes (an API key, `Caller`), or null when anonymous. */
-export interface Viewer {
-  keyId: bigint;
-  scopes: readonly string[];
-}
+/**
+ * Who reads: the caller (src/modules/auth/caller.ts, `Caller`: an API key by its id, or a signed-in
+ * subject by its token's issuer and `sub`) and its scopes, or null when anonymous. Said here by its
+ * shape, so this floor imports nothing of the caller's; every `Caller` is a Viewer.
+ */
+export type Viewer =
+  | { kind: 'key'; keyId: bigint; scopes: readonly string[] }
+  | { kind: 'token'; issuer: string; subject: string; scopes: readonly string[] };
 
 export interface ObjectTypeEntry {
   /**
@@ -30,7 +33,10 @@ export interface ObjectTypeEntry {
      * Which rows of the type `viewer` may see, as a condition over the columns of the type's rows
      * (`rows.from` in relations.ts), or null for all. The read compiler adds it to EVERY read of
      * the type: a root field, a nested relation (to-one or page, its count included), a read by key
-     * (`_entities`, `node`). None today; ownership of orders is meant to live here.
+     * (`_entities`, `node`). Orders have one: their owner's, or staff's, written in
+     * src/modules/orders/order.access.ts and set here by `setAccessRule` when that module loads
+     * (this floor cannot import it; the read compiler's relation table imports it, so no read of
+     * the registry's types runs without it).
      */
     visible?: (viewer: Viewer | null) => Prisma.Sql | null;
   };
@@ -54,3 +60,14 @@ export const objectType = (type: ObjectTypeName): ObjectTypeEntry => OBJECT_TYPE
 
 export const isObjectTypeName = (name: unknown): name is ObjectTypeName =>
   typeof name === 'string' && Object.hasOwn(OBJECT_TYPES, name);
+
+/**
+ * Sets the access rule (`access.visible`) of `type`: how a module above this floor gives the
+ * registry a rule written in terms of its own (orders' ownership: order.access.ts). A type has one
+ * rule: setting a second is a programming error.
+ */
+export function setAccessRule(type: ObjectTypeName, visible: NonNullable<ObjectTypeEntry['access']['visible']>): void {
+  const access = objectType(type).access;
+  if (access.visible && access.visible !== visible) throw new Error(`${type} already has an access rule`);
+  access.visible = visible;
+}

@@ -16,6 +16,8 @@ export const SCOPE_TABLE = {
   'Query.inventory': 'public',
   'Query.inventoryItems': 'public',
   'Query.inventorySummary': 'public',
+  // Who is calling (anonymous: null), and a signed-in caller's own orders.
+  'Query.me': 'public',
   'Query.order': 'orders:read',
   'Query.orders': 'orders:read',
   // Federation (GRAPHQL_FEDERATION=true): `_entities` obeys the root field of each entity type it
@@ -49,6 +51,22 @@ export const SCOPE_TABLE = {
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof SCOPE_TABLE;
+
+/**
+ * What any signed-in person (an access token, whatever its scopes) may use beyond the table's
+ * scopes: placing orders, cancelling and reading their own. Which orders they see or cancel is the
+ * orders' visibility rule (src/modules/orders/order.access.ts): a customer's own, unless the token
+ * also grants `orders:read` (or `orders:write` for cancelling). Completing an order stays staff's.
+ */
+export const CUSTOMER_OPERATIONS: ReadonlySet<string> = new Set<Operation>([
+  'Query.order',
+  'Query.orders',
+  'Pet.orders',
+  'Subscription.orderEvents',
+  'GET /store/orders',
+  'Mutation.placeOrder',
+  'Mutation.cancelOrder',
+]);
 
 /** `admin` holds every scope. */
 export function allows(granted: readonly Scope[], required: Requirement): boolean {

@@ -28,6 +28,8 @@ export const STABILITY_TABLE = {
   'Query.inventorySummary': 'experimental',
   'Query.order': 'stable',
   'Query.orders': 'stable',
+  // Who is calling (issue 31): new, with sign-in by access tokens.
+  'Query.me': 'beta',
   // Relay's object identification (docs/relay.md): new; the node id format is opaque and may change.
   'Query.node': 'beta',
   'Query.nodes': 'beta',

@@ -45,12 +45,33 @@
           endpointIsEditable: false,
           runTelemetry: false,
           hideCookieToggle: false,
-          initialState: {},
+          initialState: {
+            document: welcome('Apollo Sandbox', 'open the "Headers" tab of the Operation panel and add'),
+          },
         });
       },
       function () {
         if (!done) fallBack('Apollo Sandbox cannot be loaded (offline?)');
       },
+    );
+  }
+
+  /**
+   * The first document an explorer shows: where a credential goes (docs/identity.md, "In the
+   * explorer"). Subscriptions send the same header in connection_init: GraphiQL here does it by itself.
+   */
+  function welcome(where, headers) {
+    return (
+      '# Welcome to the petstore GraphQL API (' +
+      where +
+      ').\n' +
+      '# Orders and changes need a credential: an API key (npm run apikey -- create ...)\n' +
+      "# or a signed-in person's access token (npm run token -- alice, with AUTH_DEV_TOKENS=true).\n" +
+      '# ' +
+      headers +
+      ' {"Authorization": "Bearer <API key or access token>"}\n\n' +
+      'query Me {\n  me { subject scopes orders(first: 5) { totalCount nodes { id petId complete } } }\n}\n\n' +
+      'query Pets {\n  pets(first: 5) {\n    totalCount\n    nodes { id name status }\n  }\n}\n'
     );
   }
 
@@ -101,11 +122,7 @@
         function fetcher(params, opts) {
           return isSubscription(params) ? subscribe(params, opts) : http(params, opts);
         }
-        var defaultQuery =
-          '# Welcome to the petstore GraphQL API (local GraphiQL: works offline).\n' +
-          '# Protected operations need an API key (npm run apikey -- create ...):\n' +
-          '# open "Headers" below and enter {"Authorization": "Bearer pk_..."}\n\n' +
-          'query Pets {\n  pets(first: 5) {\n    totalCount\n    nodes { id name status }\n  }\n}\n';
+        var defaultQuery = welcome('local GraphiQL: works offline', 'open "Headers" below and enter');
         if (note) {
           // Said on the page, not only in the console: the reader should know why this is not the Sandbox.
           var notice = document.getElementById('explorer-notice');

@@ -46,10 +46,12 @@ interface Store {
 type StoreClass = new (...args: unknown[]) => Store;
 
 /**
- * Who pays for a unit of the budget: `key:<id>` for an API key, `ip:<address>` otherwise. HTTP
- * requests and WebSocket messages name their payer the same way, so they spend one budget.
+ * Who pays for a unit of the budget: `key:<id>` for an API key, `sub:<issuer> <sub>` for a signed-in
+ * person (so one shopper's burst never limits another behind the same address), `ip:<address>`
+ * otherwise (`callerIdentity`). HTTP requests and WebSocket messages name their payer the same way,
+ * so they spend one budget.
  */
-export function rateLimitSubject(caller: Pick<Caller, 'keyId'> | null, address: string): string {
+export function rateLimitSubject(caller: Caller | null, address: string): string {
   return caller ? callerIdentity(caller) : `ip:${address}`;
 }
 

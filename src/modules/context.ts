@@ -22,6 +22,8 @@ type Row = Record<string | symbol, unknown>;
 export interface ReadPath {
   /** A root query field's value, with every relation selected below it, in one statement. */
   root(info: GraphQLResolveInfo): Promise<unknown>;
+  /** `Me.orders`: the caller's own orders, compiled like a root field (no row of its own above). */
+  meOrders(info: GraphQLResolveInfo): Promise<unknown>;
   /** What the statement that read `parent` read for this relation field of it. */
   compiled(parent: object, info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'parentType' | 'fieldName'>): unknown;
   /** Objects of a registry type by key (null where absent), relations below compiled in. */
@@ -34,7 +36,7 @@ export interface ReadPath {
 export interface GraphQLContext {
   requestId: string;
   log: FastifyBaseLogger;
-  /** The authenticated API key, or null (anonymous); resolved once per request (auth.hooks.ts). */
+  /** The API key or signed-in subject, or null (anonymous); resolved once per request (auth.hooks.ts). */
   caller: Caller | null;
   services: Services;
   /** Every read of the request, through the read compiler (src/read/reads.ts). */

@@ -55,7 +55,14 @@ export function serveCompiledFields(
 ): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
-      if (typeName === 'Query' || !compiled[typeName]?.[fieldName] || guarded.has(`${typeName}.${fieldName}`))
+      // Query and Me have no row of their own: their relations are read by their own resolvers
+      // (readTopLevel), never found on a parent.
+      if (
+        typeName === 'Query' ||
+        typeName === 'Me' ||
+        !compiled[typeName]?.[fieldName] ||
+        guarded.has(`${typeName}.${fieldName}`)
+      )
         return field;
       if (!field.resolve) return field;
       return { ...field, resolve: (parent, _args, _context, info) => compiledField(parent as object, info) };

@@ -38,6 +38,7 @@ import {
   RELATIONS,
   type ObjectName,
   type OneRelation,
+  type ParentName,
   type ParentRef,
   type Relation,
   type ScalarKind,
@@ -167,7 +168,7 @@ class Compilation {
    * row being `parentAlias` (null at the root).
    */
   relation(
-    parentType: 'Query' | ObjectName,
+    parentType: ParentName,
     relation: Relation,
     nodes: readonly FieldNode[],
     parentAlias: string | null,
@@ -191,7 +192,7 @@ class Compilation {
       return { nodes, relation, on, child };
     }
     const parent: ParentRef | null = parentAlias === null ? null : (f) => Prisma.raw(`${parentAlias}.${quote(f)}`);
-    const page = relation.page(this.services, parent, args, this.visible(relation.target));
+    const page = relation.page(this.services, parent, args, this.visible(relation.target), this.viewer);
     const connectionType = getNamedType(field.type) as GraphQLObjectType;
     const edgeType = getNamedType(connectionType.getFields().edges!.type).name;
     const selections: FieldNode[] = [];
@@ -281,7 +282,7 @@ class Compilation {
     return parts.length ? Prisma.join(parts, ' ') : Prisma.empty;
   }
 
-  /** A to-one relation's rows: the target's own (or its `via`), by key. */
+  /** A to-one relation's rows: the target's own (or its `via`), by key, as its access rule allows. */
   private rowsOf(plan: RelationPlan): Prisma.Sql {
     const relation = plan.relation as OneRelation;
     const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
@@ -439,10 +440,23 @@ function toValue(json: unknown, plan: RelationPlan): unknown {
  * with every relation selected below compiled in.
  */
 export async function readRoot(services: Services, viewer: Viewer | null, info: GraphQLResolveInfo): Promise<unknown> {
-  const relation = RELATIONS.Query[info.fieldName];
-  if (!relation) throw new Error(`no compiled read for Query.${info.fieldName}`);
+  return readTopLevel(services, viewer, info, 'Query');
+}
+
+/**
+ * A field of an object with no row of its own (`Query`, `Me`), served like a root field: its
+ * relation in the table, everything below compiled in, in one statement.
+ */
+export async function readTopLevel(
+  services: Services,
+  viewer: Viewer | null,
+  info: GraphQLResolveInfo,
+  parentType: 'Query' | 'Me',
+): Promise<unknown> {
+  const relation = RELATIONS[parentType][info.fieldName];
+  if (!relation) throw new Error(`no compiled read for ${parentType}.${info.fieldName}`);
   const compilation = new Compilation(info, services, viewer);
-  const plan = compilation.relation('Query', relation, info.fieldNodes, null);
+  const plan = compilation.relation(parentType, relation, info.fieldNodes, null);
   const rows = await services.reader.query<Record<string, unknown>>(compilation.statement(plan));
   if (plan.relation.kind === 'one')
     return rows[0] ? fromColumns(new Columns(Object.values(rows[0])), plan.child) : null;

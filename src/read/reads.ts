@@ -16,7 +16,7 @@ import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { Services } from '../modules/services';
 import type { ReadPath } from '../modules/context';
 import { compiledField } from './compiled';
-import { readByKeys, readRelationsOf, readRoot, type CompileInfo } from './compiler';
+import { readByKeys, readRelationsOf, readRoot, readTopLevel, type CompileInfo } from './compiler';
 import { OBJECT_TYPES, type Viewer } from '../common/object-types';
 import type { ObjectName } from './relations';
 
@@ -40,6 +40,11 @@ export class Reads implements ReadPath {
   /** A root query field's value, with every relation selected below it, in one statement. */
   root(info: GraphQLResolveInfo): Promise<unknown> {
     return readRoot(this.services, this.viewer, info);
+  }
+
+  /** `Me.orders`: the caller's own orders, in one statement like a root field. */
+  meOrders(info: GraphQLResolveInfo): Promise<unknown> {
+    return readTopLevel(this.services, this.viewer, info, 'Me');
   }
 
   /** What the statement that read `parent` read for this relation field of it (compiled.ts). */

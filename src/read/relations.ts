@@ -17,6 +17,10 @@ import { CATEGORY_ROWS } from '../modules/categories/category.service';
 import { INVENTORY_ROWS, STOCK_ROWS } from '../modules/inventory/inventory.service';
 import { ORDER_ROWS } from '../modules/orders/order.service';
 import { PET_ROWS } from '../modules/pets/pet.service';
+import { ownerOf } from '../modules/auth/caller';
+// Also what sets Order's access rule in the registry (order.access.ts): every read loads it.
+import { orderConditions } from '../modules/orders/order.access';
+import type { Viewer } from '../common/object-types';
 
 /** How a scalar field leaves PostgreSQL's JSON and becomes what its GraphQL type serialises. */
 export type ScalarKind = 'id' | 'datetime' | 'plain';
@@ -84,7 +88,8 @@ export interface OneRelation {
  * A connection: a page of target rows built by the service's own builder, for a parent (nested
  * connections, `parent` names its key column) or for the root (`parent` is null). `visible` is the
  * registry's condition on the target's rows for this reader (none: empty), which the builder adds to
- * its page and its count alike.
+ * its page and its count alike. `viewer`: who reads
+ * (`Me.orders` reads the viewer's own).
  */
 export interface PageRelation {
   kind: 'page';
@@ -94,6 +99,7 @@ export interface PageRelation {
     parent: ParentRef | null,
     args: Record<string, unknown>,
     visible: Prisma.Sql[],
+    viewer: Viewer | null,
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each relation pages its own row type
   ) => PageSql<any>;
 }
@@ -107,7 +113,10 @@ const pageArgs = (args: Record<string, unknown>) => ({
   before: args.before as string | null | undefined,
 });
 
-export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> = {
+/** `Query.me` (the caller, no row of its own): its relations, like the root's. */
+export type ParentName = 'Query' | 'Me' | ObjectName;
+
+export const RELATIONS: Record<ParentName, Record<string, Relation>> = {
   Query: {
     pet: { kind: 'one', target: 'Pet', from: { arg: 'id' } },
     category: { kind: 'one', target: 'Category', from: { arg: 'id' } },
@@ -153,6 +162,15 @@ export const RELATIONS: Record<'Query' | ObjectName, Record<string, Relation>> =
       kind: 'page',
       target: 'Pet',
       page: (s, parent, a, v) => s.pets.categoryPageSql(parent!('id'), a.filter as never, pageArgs(a), v),
+    },
+  },
+  Me: {
+    // The caller's own orders, whatever else its scopes let it see.
+    orders: {
+      kind: 'page',
+      target: 'Order',
+      page: (s, _parent, a, v, viewer) =>
+        s.orders.listSql(null, pageArgs(a), [...v, ...orderConditions({ all: false, owner: ownerOf(viewer) })]),
     },
   },
   Order: {

@@ -6,6 +6,7 @@ import { InventoryResolver } from '../modules/inventory/inventory.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
 import { PetResolver } from '../modules/pets/pet.resolver';
 import { StoreEventsResolver } from '../modules/events/store-events.resolver';
+import { MeResolver } from '../modules/auth/me.resolver';
 import { authChecker } from './auth-checker';
 import { NodeResolver, resolveNodeIds } from './node.resolver';
 import { resolveTotalCounts } from '../common/graphql/connection';
@@ -23,6 +24,7 @@ export const resolvers = [
   InventoryResolver,
   StoreEventsResolver,
   NodeResolver,
+  MeResolver,
 ] as const;
 
 /**

@@ -18,8 +18,11 @@
  *   nesting and cost limits, the subscriptions per connection, and the whole document against the
  *   scope table, as for queries (subscription-operation.ts); errors are formatted and masked as over
  *   HTTP (no "Did you mean" without introspection);
+ * - at `connection_init`, an access token (a JWT: docs/identity.md) is verified like a key; a bad one
+ *   closes with 4401, an identity provider that cannot be reached with 1013 (try again later);
  * - while open: a revoked key closes its connections (4401) as soon as the key cache hears of it
- *   (api-key.cache.ts); keep-alive pings drop dead peers; a client reading too slowly is closed
+ *   (api-key.cache.ts); an access token's connection closes with 4401 when the token expires, so
+ *   no event reaches an expired session (the client signs in again, then reconnects); keep-alive pings drop dead peers; a client reading too slowly is closed
  *   (1013) once `SUBSCRIPTION_BUFFERED_EVENTS` events wait for one of its subscriptions, so it never
  *   makes the server hold more than that.
  *
@@ -36,11 +39,19 @@ import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config';
-import { BadRequestError, ErrorCode, RateLimitedError, ForbiddenError, type AppError } from '../errors/app-error';
+import {
+  AppError,
+  BadRequestError,
+  ErrorCode,
+  RateLimitedError,
+  ForbiddenError,
+  UnavailableError,
+} from '../errors/app-error';
 import { rateLimitMessage, rateLimitSubject, type RateLimiter } from '../http/rate-limit';
 import type { Services } from '../modules/services';
 import type { ApiKeyCache } from '../modules/auth/api-key.cache';
-import type { Caller } from '../modules/auth/api-key.service';
+import { looksLikeJwt, type TokenVerifier } from '../modules/auth/access-token';
+import { callerIdentity, type Caller } from '../modules/auth/caller';
 import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
 import type { GraphQLContext } from '../modules/context';
@@ -71,6 +82,8 @@ export interface SubscriptionsOptions {
   apiKeyCache?: ApiKeyCache;
   /** TRUSTED_DOCUMENTS allow/enforce: subscribe messages follow the same list (trusted-documents.ts). */
   trustedDocuments?: TrustedDocuments | null;
+  /** Access tokens (AUTH_JWT_*, AUTH_DEV_TOKENS); null: API keys only. */
+  tokens?: TokenVerifier | null;
 }
 
 /** What the rest of the app sees: the route's two hooks and the counts (for metrics). */
@@ -98,6 +111,25 @@ interface Connection {
 type Extra = { socket: WebSocket; request: FastifyRequest };
 type WsContext = Context<Record<string, unknown> | undefined, Extra>;
 
+/** The longest delay Node's timers take (about 24.8 days); a later expiry re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Closes `socket` with 4401 when the access token it signed in with expires (`expiresAt`, ms):
+ * no event reaches an expired session. Returns the timer's release (the connection closed first).
+ */
+function closeOnExpiry(socket: WebSocket, expiresAt: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = expiresAt - Date.now();
+    if (left <= 0) return socket.close(CloseCode.Unauthorized, 'Unauthorized: the access token expired');
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
 /** A formatted error as a client sees it; unexpected ones are logged and carry an id to quote. */
 function formatForClient(error: GraphQLError, requestId: string, log: FastifyRequest['log']) {
   const formatted = formatError(error.toJSON(), error);
@@ -122,6 +154,7 @@ export async function registerSubscriptions(
     limiter,
     apiKeyCache,
     trustedDocuments,
+    tokens = null,
   }: SubscriptionsOptions,
 ): Promise<Subscriptions> {
   const settings = config.subscriptions;
@@ -141,7 +174,7 @@ export async function registerSubscriptions(
   /** Re-checks the keys of open connections after a key change (`''`: every key). */
   const recheckKeys = async (payload: string) => {
     for (const conn of connections.values()) {
-      if (!conn.token || !conn.caller) continue;
+      if (!conn.token || conn.caller?.kind !== 'key') continue;
       if (payload !== '' && payload !== String(conn.caller.keyId)) continue;
       const caller = await services.apiKeys.authenticate(conn.token).catch(() => undefined);
       if (caller === undefined) continue; // the database is unreachable: the next change re-checks
@@ -178,20 +211,39 @@ export async function registerSubscriptions(
     if (param !== undefined) {
       token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
       if (!token) {
-        socket.close(CloseCode.Unauthorized, 'Unauthorized: connectionParams.Authorization must be "Bearer <API key>"');
+        socket.close(
+          CloseCode.Unauthorized,
+          'Unauthorized: connectionParams.Authorization must be "Bearer <API key>" or "Bearer <access token>"',
+        );
         return false;
       }
-      caller = await services.apiKeys.authenticate(token);
+      let refused: AppError | null = null;
+      if (tokens && looksLikeJwt(token)) {
+        try {
+          caller = await tokens.verify(token);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          refused = error;
+        }
+      } else {
+        caller = await services.apiKeys.authenticate(token);
+      }
       // The socket may have closed during the lookup: its close handler has already run, so
       // nothing may be counted for it any more (the count would never be released).
       if (!connections.has(socket)) return false;
-      if (!caller) {
-        socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key is unknown or revoked');
+      if (refused instanceof UnavailableError) {
+        socket.close(TRY_AGAIN_LATER, refused.message);
+        return false;
+      }
+      if (refused || !caller) {
+        // A close reason is at most 123 bytes (RFC 6455).
+        const why = refused ? refused.message : 'the API key is unknown or revoked';
+        socket.close(CloseCode.Unauthorized, `Unauthorized: ${why}`.slice(0, 123));
         return false;
       }
     }
     if (caller) {
-      const key = String(caller.keyId);
+      const key = callerIdentity(caller);
       if (perKey.count(key) >= settings.connectionsPerKey) {
         socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
         return false;
@@ -199,6 +251,7 @@ export async function registerSubscriptions(
       conn.release.push(perKey.hold(key));
       conn.caller = caller;
       conn.token = token;
+      if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
     }
     contexts.add(ctx);
     return true;

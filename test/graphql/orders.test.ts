@@ -137,11 +137,14 @@ describe('completing an order', () => {
 
   it('keeps the ship date of an order that has one', async () => {
     const pet = await makePet(t, { stock: 3 });
-    const order = await t.services.orders.place({
-      petId: pet.id,
-      quantity: 1,
-      shipDate: new Date('2031-05-06T07:08:09.000Z'),
-    });
+    const order = await t.services.orders.place(
+      {
+        petId: pet.id,
+        quantity: 1,
+        shipDate: new Date('2031-05-06T07:08:09.000Z'),
+      },
+      {},
+    );
     const { completeOrder } = await t.gqlOk(CompleteOrder, { id: order.id.toString() });
     expect(completeOrder.shipDate).toBe('2031-05-06T07:08:09.000Z');
   });
@@ -189,11 +192,14 @@ describe('cancelling an order', () => {
 
   it('removes the open order, returns it as it was and puts the stock back', async () => {
     const pet = await makePet(t, { stock: 5 });
-    const order = await t.services.orders.place({
-      petId: pet.id,
-      quantity: 2,
-      shipDate: new Date('2030-01-01T00:00:00Z'),
-    });
+    const order = await t.services.orders.place(
+      {
+        petId: pet.id,
+        quantity: 2,
+        shipDate: new Date('2030-01-01T00:00:00Z'),
+      },
+      {},
+    );
     const { cancelOrder } = await t.gqlOk(CancelOrder, { id: order.id.toString() });
     expect(cancelOrder).toEqual({
       id: order.id.toString(),

@@ -147,7 +147,7 @@ describe('readEntities (objects of one type by key, for federation and Relay)', 
   afterAll(() => t.close());
 
   async function read(type: EntityType, reference: boolean) {
-    const caller = { keyId: 1n, name: 'test', scopes: ['admin'] as const };
+    const caller = { kind: 'key' as const, keyId: 1n, name: 'test', scopes: ['admin'] as const };
     const contextValue = createContext(
       t.services,
       {

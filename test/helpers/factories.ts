@@ -23,7 +23,7 @@ export async function makePet(
 
 /** Places an order through the store rules (stock taken, status settled). */
 export async function placeOrder(t: TestApp, petId: bigint, quantity = 1) {
-  return t.services.orders.place({ petId, quantity });
+  return t.services.orders.place({ petId, quantity }, {});
 }
 
 /** Inserts an order row directly, bypassing the store rules (no stock movement, no status change). */

@@ -57,7 +57,7 @@ async function readNaively(
     return row;
   }
   const parentRef = parent && ((field: string) => Prisma.sql`${parent[field]}`);
-  const page = relation.page(services, parentRef, args, visible(relation.target, viewer));
+  const page = relation.page(services, parentRef, args, visible(relation.target, viewer), viewer);
   const rows = await services.reader.query<Row>(page.statement);
   return buildPage(rows, page.window, page.sort, async () => {
     const [count] = await services.reader.query<{ count: number }>(page.count);

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * List store orders, newest first
-         * @description Needs an API key with the `orders:read` scope. Pages by `limit`/`offset`; `X-Total-Count` gives the number of matching orders and `Link` the next and previous pages.
+         * @description Needs an API key with the `orders:read` scope, or a signed-in customer's access token (their own orders only). Pages by `limit`/`offset`; `X-Total-Count` gives the number of matching orders and `Link` the next and previous pages.
          */
         get: operations["listOrders"];
         put?: never;

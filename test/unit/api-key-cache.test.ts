@@ -6,7 +6,7 @@
 import { ApiKeyCache, type CachedKey } from '../../src/modules/auth/api-key.cache';
 
 const entry = (keyId: bigint): CachedKey => ({
-  caller: { keyId, name: `key ${keyId}`, scopes: ['admin'] },
+  caller: { kind: 'key', keyId, name: `key ${keyId}`, scopes: ['admin'] },
   lastUsedAt: null,
 });
 

@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database';
 import type { Unlisten } from '../../db/listen';
-import type { Caller } from './caller';
+import type { KeyCaller } from './caller';
 
 /** The channel of key changes; the payload is the key's id, or empty for "every key". */
 export const API_KEY_CHANNEL = 'api_key_changed';
@@ -29,7 +29,7 @@ export const API_KEY_CACHE_MAX = 10_000;
 
 /** A key known valid, and when its use was last recorded (ApiKeyService writes it once a minute). */
 export interface CachedKey {
-  caller: Caller;
+  caller: KeyCaller;
   lastUsedAt: Date | null;
 }
 

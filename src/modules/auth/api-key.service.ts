@@ -23,7 +23,7 @@ import { NotFoundError } from '../../errors/app-error';
 import { nameSchema, validate } from '../../common/validation';
 import { API_KEY_CHANNEL, type ApiKeyCache, type CachedKey } from './api-key.cache';
 import { SCOPES, type Scope } from '../../common/scopes';
-import type { Caller } from './caller';
+import type { KeyCaller } from './caller';
 
 export const KEY_PREFIX = 'pk_';
 const KEY_BYTES = 32;
@@ -34,7 +34,7 @@ const SHOWN_PREFIX_LENGTH = 12;
 /** `lastUsedAt` is written at most this often per key (and process), so authentication stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type { Caller };
+export type { Caller } from './caller';
 
 export interface ApiKeyInfo {
   id: bigint;
@@ -126,13 +126,13 @@ export class ApiKeyService {
    * The caller of a key this process has already verified (the cache, no database), or null: what
    * the rate limit is keyed by before any lookup (auth.hooks.ts).
    */
-  cachedCaller(key: string): Caller | null {
+  cachedCaller(key: string): KeyCaller | null {
     if (!KEY_FORMAT.test(key)) return null;
     return this.cache?.get(hashKey(key))?.caller ?? null;
   }
 
   /** The caller a presented key stands for, or null when it is malformed, unknown or revoked. */
-  async authenticate(key: string): Promise<Caller | null> {
+  async authenticate(key: string): Promise<KeyCaller | null> {
     if (!KEY_FORMAT.test(key)) return null;
     const hash = hashKey(key);
     // A hit is an exact match of the hash in a hash map. Its timing depends on the hash of the
@@ -150,7 +150,7 @@ export class ApiKeyService {
     if (!crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
     const info = toInfo(row);
     const entry: CachedKey = {
-      caller: { keyId: info.id, name: info.name, scopes: info.scopes },
+      caller: { kind: 'key', keyId: info.id, name: info.name, scopes: info.scopes },
       lastUsedAt: row.lastUsedAt,
     };
     // Not kept if a key change was heard while reading: the row may predate a revocation.

@@ -5,8 +5,11 @@
  * 1. `registerCallerResolution` reads the Authorization header without touching the database: none
  *    means anonymous; a malformed header is remembered as a failure (not thrown yet); a key this
  *    process has already verified (the API-key cache) puts its caller on `request.caller` at once.
- * 2. The rate limit (http/rate-limit.ts) counts the request: by key when step 1 knew the caller, by
- *    client address otherwise. So every request, a bad credential included, is counted before any
+ *    An access token (a JWT, when AUTH_JWT_* or AUTH_DEV_TOKENS is set) is verified here, a
+ *    signature check against the provider's cached keys (access-token.ts): valid, it is the caller;
+ *    invalid, its error is remembered like a malformed header's.
+ * 2. The rate limit (http/rate-limit.ts) counts the request: by key or signed-in subject when step 1
+ *    knew the caller, by client address otherwise. So every request, a bad credential included, is counted before any
  *    credential is looked up, and a flood of unknown keys over the budget is answered 429 without a
  *    query.
  * 3. `registerAccessControl` looks up a presented key the cache did not know (one database read),
@@ -18,17 +21,19 @@
  * All run before the body is read, so an unauthorised request costs no parsing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { UnauthenticatedError } from '../../errors/app-error';
-import type { Caller, ApiKeyService } from './api-key.service';
+import { AppError, UnauthenticatedError } from '../../errors/app-error';
+import type { ApiKeyService } from './api-key.service';
+import { looksLikeJwt, type TokenVerifier } from './access-token';
 import { authorize } from './authorize';
+import type { Caller } from './caller';
 import type { Operation } from '../../common/scopes';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated key, or null for an anonymous request. */
+    /** The authenticated key or signed-in subject, or null for an anonymous request. */
     caller: Caller | null;
     /** Set when the request carried a credential that is not a valid key. */
-    credentialError: UnauthenticatedError | null;
+    credentialError: AppError | null;
     /** The key presented in the Authorization header, verified in step 3. */
     presentedKey: string | null;
   }
@@ -41,7 +46,14 @@ declare module 'fastify' {
 /** `Bearer <key>`, as an Authorization header or a graphql-ws `connectionParams` value carries it. */
 export const BEARER = /^Bearer +(\S+) *$/i;
 
-export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeyService): void {
+/**
+ * `tokens`: the access-token verifier (null: API keys only, and a JWT is refused as an unknown key).
+ */
+export function registerCallerResolution(
+  app: FastifyInstance,
+  apiKeys: ApiKeyService,
+  tokens: TokenVerifier | null,
+): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('credentialError', null);
   app.decorateRequest('presentedKey', null);
@@ -50,7 +62,19 @@ export function registerCallerResolution(app: FastifyInstance, apiKeys: ApiKeySe
     if (header === undefined) return;
     const token = BEARER.exec(header)?.[1];
     if (!token) {
-      request.credentialError = new UnauthenticatedError('The Authorization header must be "Bearer <API key>"', true);
+      request.credentialError = new UnauthenticatedError(
+        'The Authorization header must be "Bearer <API key>" or "Bearer <access token>"',
+        true,
+      );
+      return;
+    }
+    if (tokens && looksLikeJwt(token)) {
+      try {
+        request.caller = await tokens.verify(token);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        request.credentialError = error;
+      }
       return;
     }
     request.presentedKey = token;

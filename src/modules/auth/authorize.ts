@@ -3,8 +3,8 @@
  * caller run this operation of the scope table?
  */
 import { AppError, ForbiddenError, UnauthenticatedError } from '../../errors/app-error';
-import type { Caller } from './api-key.service';
-import { allows, SCOPE_TABLE, type Requirement } from '../../common/scopes';
+import type { Caller } from './caller';
+import { allows, CUSTOMER_OPERATIONS, SCOPE_TABLE, type Requirement } from '../../common/scopes';
 
 /** The requirement of `operation`; throws (a programming error, answered 500) when it is not listed. */
 export function requirementOf(operation: string): Requirement {
@@ -13,17 +13,26 @@ export function requirementOf(operation: string): Requirement {
   return requirement;
 }
 
+/**
+ * Whether `caller` may use `operation`: its scopes, or, for a signed-in person (an access token), the
+ * customer's operations (their own orders).
+ */
+function permits(caller: Caller, operation: string, required: Requirement): boolean {
+  return allows(caller.scopes, required) || (caller.kind === 'token' && CUSTOMER_OPERATIONS.has(operation));
+}
+
 /** Throws UNAUTHENTICATED (no key) or FORBIDDEN (a key without the scope) unless allowed. */
 export function authorize(caller: Caller | null, operation: string): void {
   const required = requirementOf(operation);
   if (required === 'public') return;
   if (!caller) {
     throw new UnauthenticatedError(
-      `${operation} needs an API key with scope ${required} (Authorization: Bearer <API key>)`,
+      `${operation} needs an API key with scope ${required} (Authorization: Bearer <API key>)` +
+        (CUSTOMER_OPERATIONS.has(operation) ? ', or a signed-in customer (Authorization: Bearer <access token>)' : ''),
     );
   }
-  if (!allows(caller.scopes, required)) {
-    throw new ForbiddenError(`This API key lacks scope ${required}, which ${operation} needs`);
+  if (!permits(caller, operation, required)) {
+    throw new ForbiddenError(`This ${who(caller)} lacks scope ${required}, which ${operation} needs`);
   }
 }
 
@@ -35,7 +44,7 @@ export function authorize(caller: Caller | null, operation: string): void {
 export function refusal(caller: Caller | null, operations: readonly string[]): AppError | null {
   const refused = operations
     .map((operation) => ({ operation, required: requirementOf(operation) }))
-    .filter(({ required }) => !(required === 'public' || (caller && allows(caller.scopes, required))));
+    .filter(({ operation, required }) => !(required === 'public' || (caller && permits(caller, operation, required))));
   if (refused.length === 0) return null;
   const list = refused.map(({ operation, required }) => `${operation} (${required})`).join(', ');
   if (!caller) {
@@ -43,5 +52,9 @@ export function refusal(caller: Caller | null, operations: readonly string[]): A
       `This operation needs an API key (Authorization: Bearer <API key>) with the scopes of ${list}; nothing was run`,
     );
   }
-  return new ForbiddenError(`This API key lacks the scopes of ${list}, which this operation uses; nothing was run`);
+  return new ForbiddenError(
+    `This ${who(caller)} lacks the scopes of ${list}, which this operation uses; nothing was run`,
+  );
 }
+
+const who = (caller: Caller): string => (caller.kind === 'key' ? 'API key' : 'access token');

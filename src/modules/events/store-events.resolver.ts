@@ -5,6 +5,7 @@ import { validate } from '../../common/validation';
 import type { GraphQLContext } from '../context';
 import { IdScalar } from '../../common/graphql/scalars';
 import { InventoryItem } from '../inventory/inventory.type';
+import { canSeeOrder, orderReadAccess } from '../orders/order.access';
 import { OrderEvent } from './store-events.type';
 import type { OrderEvent as OrderEventPayload, StockEvent, StoreEvent } from './store-events';
 
@@ -52,9 +53,16 @@ export class StoreEventsResolver {
   @Authorized()
   @Subscription(() => OrderEvent, {
     description:
-      'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read.',
-    subscribe: ({ args, context }) =>
-      stream(context as GraphQLContext, args.petIds as bigint[] | null, (e) => (e.type === 'order' ? e : undefined)),
+      'Orders placed, completed and cancelled, each with the order as the change left it. Needs scope orders:read; ' +
+      "a signed-in customer receives their own orders' events only.",
+    subscribe: ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      // Decided once, when the subscription starts: the connection's caller does not change.
+      const access = orderReadAccess(ctx.caller);
+      return stream(ctx, args.petIds as bigint[] | null, (e) =>
+        e.type === 'order' && canSeeOrder(access, e.owner) ? e : undefined,
+      );
+    },
   })
   orderEvents(
     @Root() event: OrderEventPayload,

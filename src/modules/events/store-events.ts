@@ -33,6 +33,8 @@ export interface OrderEvent {
   type: 'order';
   kind: OrderEventKind;
   order: { id: bigint; petId: bigint | null; quantity: number; shipDate: Date | null; complete: boolean };
+  /** Who placed it (orders.owner): who may see its events (src/modules/orders/order.access.ts). */
+  owner: string | null;
 }
 
 export type StoreEvent = StockEvent | OrderEvent;
@@ -60,6 +62,7 @@ export function parseStoreEvent(payload: string): StoreEvent | null {
         shipDate: o.shipDate == null ? null : new Date(o.shipDate as string),
         complete: o.complete === true,
       },
+      owner: typeof o.owner === 'string' ? o.owner : null,
     };
   }
   return null;

@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../context';
 import { IdScalar } from '../../common/graphql/scalars';
 import { ForwardPageArgs } from '../../common/graphql/page-args';
 import { Pet } from '../pets/pet.type';
+import { orderWriteAccess } from './order.access';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
 import { callerIdentity } from '../auth/caller';
@@ -53,9 +54,12 @@ export class OrderResolver {
 
   @Authorized()
   @Mutation(() => Order, {
-    description: 'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was.',
+    description:
+      'Cancels an open order: removes it, puts its quantity back in stock, returns it as it was. ' +
+      "A signed-in customer cancels their own orders only (another's is NOT_FOUND).",
   })
   cancelOrder(@Arg('id', () => IdScalar) id: bigint, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.orders.cancel(id);
+    // A customer cancels their own open orders only; another's is NOT_FOUND (order.access.ts).
+    return ctx.services.orders.cancel(id, orderWriteAccess(ctx.caller));
   }
 }

@@ -4,6 +4,7 @@
  * operation in `config`, and the auth hook enforces SCOPE_TABLE for it.
  */
 import type { FastifyInstance } from 'fastify';
+import { orderReadAccess } from './order.access';
 import { parseId } from '../../common/ids';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination';
 import { stabilityOf } from '../../common/stability';
@@ -97,7 +98,8 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
         operationId: 'listOrders',
         summary: 'List store orders, newest first',
         description:
-          `Needs an API key with the \`${SCOPE_TABLE[operation]}\` scope. Pages by \`limit\`/\`offset\`; ` +
+          `Needs an API key with the \`${SCOPE_TABLE[operation]}\` scope, or a signed-in customer's access token ` +
+          '(their own orders only). Pages by `limit`/`offset`; ' +
           '`X-Total-Count` gives the number of matching orders and `Link` the next and previous pages.',
         security: [{ bearerAuth: [] }],
         'x-required-scopes': [SCOPE_TABLE[operation]],
@@ -150,7 +152,12 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
     async (request, reply) => {
       const { complete, limit, offset } = request.query;
       const petId = request.query.petId === undefined ? undefined : parseId(request.query.petId, 'petId');
-      const { items, total } = await services.orders.listByOffset({ complete, petId }, { limit, offset });
+      // A signed-in customer lists their own orders only (order.access.ts).
+      const { items, total } = await services.orders.listByOffset(
+        { complete, petId },
+        { limit, offset },
+        orderReadAccess(request.caller),
+      );
       const link = pageLinks({ complete, petId }, limit, offset, total);
       reply.header('x-total-count', total);
       if (link) reply.header('link', link);

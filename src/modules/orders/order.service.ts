@@ -16,14 +16,15 @@ import type { SqlReader } from '../../db/database';
 import { nestedPageSql } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema, scopedKey } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
+import { orderConditions, type OrderAccess } from './order.access';
 
 /**
  * A Order as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
  * REST answer outputs. Reads leave them out, so node-postgres parses no timestamp into a Date that
  * nobody reads (issue 15: 7 % of W2's CPU went to postgres-date); rows that writes return carry them
- * too, harmlessly.
+ * too, harmlessly. Nor its owner: no answer shows it (order.access.ts decides with it in SQL).
  */
-export type Order = Omit<OrderRow, 'createdAt' | 'updatedAt'>;
+export type Order = Omit<OrderRow, 'createdAt' | 'updatedAt' | 'owner'>;
 
 export interface OrderFilterInput {
   complete?: boolean | null;
@@ -101,8 +102,9 @@ export class OrderService {
    * is the conditional UPDATE itself, so no number of concurrent requests or gateway processes can
    * oversell. Unknown pet: VALIDATION_FAILED (petId); not enough stock, or the pet is pending or sold:
    * OUT_OF_STOCK. Taking the last unit makes the pet pending. With `idempotencyKey`, a retry of the same
-   * request by the same caller returns the first order (see idempotency.ts); `caller` is the
-   * caller's identity (`callerIdentity`), which the key is scoped to.
+   * request by the same caller returns the first order (see idempotency.ts). `caller` is the
+   * caller's identity (`callerIdentity`): the key is scoped to it, and it is the order's owner
+   * (order.access.ts); null (anonymous, or a trusted internal call) places an order nobody owns.
    */
   async place(
     input: NewOrderInput,
@@ -115,7 +117,8 @@ export class OrderService {
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
     const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
       SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
-        ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8)`;
+        ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8,
+        ${options.caller ?? null}::text)`;
     const order = storeResult(row);
     if (key !== null) await this.cleanUpKeys();
     return order;
@@ -126,15 +129,16 @@ export class OrderService {
    * complete order is INVALID_TRANSITION. Completing the last open order of a pending pet sells it.
    */
   complete(id: bigint): Promise<Order> {
-    return this.finish(id, 'complete');
+    return this.finish(id, 'complete', { all: true });
   }
 
   /**
    * cancelOrder: removes an open order and puts its quantity back in stock (the pet becomes available
-   * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION.
+   * again); returns the order as it was. Cancelling a complete order is INVALID_TRANSITION. An order
+   * outside `access` (another customer's) is NOT_FOUND, and nothing changes.
    */
-  cancel(id: bigint): Promise<Order> {
-    return this.finish(id, 'cancel');
+  cancel(id: bigint, access: OrderAccess): Promise<Order> {
+    return this.finish(id, 'cancel', access);
   }
 
   /**
@@ -143,8 +147,13 @@ export class OrderService {
    * a conditional statement, so a concurrent complete and cancel of one order cannot both succeed;
    * the loser is told why. Then it settles the pet's status.
    */
-  private async finish(id: bigint, action: 'complete' | 'cancel'): Promise<Order> {
-    const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`SELECT * FROM store_finish_order(${id}, ${action})`;
+  private async finish(id: bigint, action: 'complete' | 'cancel', access: OrderAccess): Promise<Order> {
+    // The function takes the owner the caller is restricted to (NULL: any); anonymous owns nothing.
+    if (!access.all && access.owner === null) throw new NotFoundError(`Order ${id} not found`);
+    const owner = access.all ? null : access.owner;
+    const [row] = await this.prisma.$queryRaw<
+      StoreRow<Order>[]
+    >`SELECT * FROM store_finish_order(${id}, ${action}, ${owner}::text)`;
     return storeResult(row);
   }
 
@@ -159,15 +168,13 @@ export class OrderService {
     }
   }
 
-  async get(id: bigint): Promise<Order | null> {
-    const [order] = await this.sql.query<Order>(Prisma.sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ${id}`);
-    return order ?? null;
-  }
-
-  /** The one place a list filter becomes SQL (cursor pages and offset pages alike). */
-  private query(filter: OrderFilterInput | null | undefined): ListQuery {
+  /**
+   * The one place a list filter becomes SQL (cursor pages and offset pages alike); `conditions`:
+   * the caller's access (order.access.ts), and for `me.orders` its owner.
+   */
+  private query(filter: OrderFilterInput | null | undefined, extra: Prisma.Sql[]): ListQuery {
     const f = validate(filterSchema, filter);
-    const conditions: Prisma.Sql[] = [];
+    const conditions: Prisma.Sql[] = [...extra];
     if (f?.complete != null) conditions.push(Prisma.sql`complete = ${f.complete}`);
     if (f?.petId != null) conditions.push(Prisma.sql`pet_id = ${f.petId}`);
     return { select: ORDER_COLUMNS, from: Prisma.raw('orders'), conditions };
@@ -175,8 +182,7 @@ export class OrderService {
 
   /** Orders, newest first, by cursor (GraphQL `orders`), as SQL, not yet run (the read compiler embeds it). */
   listSql(filter: OrderFilterInput | null | undefined, args: PageArgs, visible: Prisma.Sql[] = []): PageSql<Order> {
-    const q = this.query(filter);
-    return pageSql<Order>({ ...q, conditions: [...q.conditions, ...visible] }, newestFirst, args);
+    return pageSql<Order>(this.query(filter, visible), newestFirst, args);
   }
 
   /**
@@ -202,8 +208,9 @@ export class OrderService {
   async listByOffset(
     filter: OrderFilterInput | null | undefined,
     page: { limit: number; offset: number },
+    access: OrderAccess,
   ): Promise<OffsetPage<Order>> {
-    const q = this.query(filter);
+    const q = this.query(filter, orderConditions(access));
     const { limit, offset } = validate(offsetPageSchema, page);
     const [items, total] = await Promise.all([
       this.sql.query<Order>(Prisma.sql`

@@ -1,0 +1,88 @@
+/**
+ * Signing in with no identity provider (issue 31 item 6, docs/identity.md): `npm run token` prints a
+ * development token that a real server process trusts with AUTH_DEV_TOKENS=true, and never in
+ * production (the server refuses to start, the command refuses to sign).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runScript, startServerProcess } from '../helpers/server-process';
+
+jest.setTimeout(240_000);
+
+const runTokenCli = (args: string[], env: Record<string, string>) =>
+  runScript('src/modules/auth/dev-token.cli.js', args, env);
+
+async function ask(url: string, query: string, token?: string) {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+describe('development tokens', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-devtok-'));
+  const env = { PGLITE_DATA_DIR: path.join(dir, 'data'), AUTH_DEV_KEY_FILE: path.join(dir, 'dev-key.json') };
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('signs in two customers with tokens printed by npm run token', async () => {
+    const alice = await runTokenCli(['alice'], env);
+    expect(alice).toMatchObject({ code: 0 });
+    const aliceToken = alice.stdout.trim().split('\n').at(-1)!;
+    expect(aliceToken.split('.')).toHaveLength(3);
+    // The key file is the server's secret: readable by its owner only.
+    expect(fs.statSync(env.AUTH_DEV_KEY_FILE).mode & 0o077).toBe(0);
+    const staff = await runTokenCli(['carol', '--scopes', 'orders:read'], env);
+    const staffToken = staff.stdout.trim().split('\n').at(-1)!;
+
+    const server = await startServerProcess({ ...env, AUTH_DEV_TOKENS: 'true' });
+    try {
+      const me = await ask(server.url, '{ me { subject kind issuer scopes orders { totalCount } } }', aliceToken);
+      expect(me.body).toEqual({
+        data: {
+          me: { subject: 'alice', kind: 'TOKEN', issuer: 'urn:petstore:dev', scopes: [], orders: { totalCount: 0 } },
+        },
+      });
+      expect((await ask(server.url, '{ me { subject scopes } }', staffToken)).body.data.me).toEqual({
+        subject: 'carol',
+        scopes: ['orders:read'],
+      });
+      // A customer reads their own orders; completing stays staff's.
+      expect((await ask(server.url, '{ orders { totalCount } }', aliceToken)).body).toEqual({
+        data: { orders: { totalCount: 0 } },
+      });
+      expect((await ask(server.url, 'mutation { completeOrder(id: "1") { id } }', aliceToken)).status).toBe(403);
+    } finally {
+      await server.stop();
+    }
+
+    // A server without AUTH_DEV_TOKENS does not trust them.
+    const plain = await startServerProcess(env);
+    try {
+      const refused = await ask(plain.url, '{ me { subject } }', aliceToken);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it('refuses production: the server does not start, the command does not sign', async () => {
+    await expect(startServerProcess({ ...env, NODE_ENV: 'production', AUTH_DEV_TOKENS: 'true' })).rejects.toThrow(
+      /AUTH_DEV_TOKENS: must not be on in production/,
+    );
+    const cli = await runTokenCli(['alice'], { ...env, NODE_ENV: 'production' });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/AUTH_DEV_TOKENS: must not be on in production/);
+    expect(cli.stdout).toBe('');
+  });
+
+  it('says how to use it', async () => {
+    const usage = await runTokenCli([], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^usage: npm run token -- SUBJECT/);
+    expect((await runTokenCli(['x', '--scopes', 'root'], env)).stderr).toMatch(/unknown scope\(s\) root/);
+  });
+});

@@ -1,0 +1,465 @@
+/**
+ * Shoppers sign in (issue 31, docs/identity.md): access tokens from an OpenID Connect provider beside
+ * API keys, driven through real HTTP (fetch) and WebSocket (graphql-ws) clients against a provider
+ * this suite serves over HTTP (test/helpers/identity-provider.ts): discovery, JWKS, key rotation,
+ * a provider that is down or hangs. Two customers (alice, bob) and a member of staff (a token with
+ * orders scopes, and an API key) on every path that reaches orders (all through the read compiler,
+ * which applies the registry's Order access rule). Runs on PostgreSQL too with TEST_DATABASE_URL.
+ */
+import { createListeningApp, type ListeningApp } from '../helpers/listening-app';
+import { createApiKey } from '../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { makePet } from '../helpers/factories';
+import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider';
+import { connectWs, subscribe } from '../helpers/ws-client';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+async function gql(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+const PLACE = 'mutation ($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId } }';
+const ORDER = 'query ($id: ID!) { order(id: $id) { id nodeId } }';
+const ORDERS = '{ orders(first: 100) { totalCount nodes { id } } }';
+const PET_ORDERS = 'query ($id: ID!) { pet(id: $id) { orders(first: 50) { totalCount nodes { id } } } }';
+const NODES = 'query ($ids: [NodeID!]!) { nodes(nodeIds: $ids) { ... on Order { id } } }';
+const NODE = 'query ($id: NodeID!) { node(nodeId: $id) { ... on Order { id } } }';
+const ENTITIES =
+  'query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Order { id quantity pet { id } } } }';
+const CANCEL = 'mutation ($id: ID!) { cancelOrder(id: $id) { id } }';
+const COMPLETE = 'mutation ($id: ID!) { completeOrder(id: $id) { id } }';
+const ME = '{ me { subject kind issuer scopes orders(first: 50) { totalCount nodes { id } } } }';
+const STOCK = 'query ($id: ID!) { inventory(petId: $id) { quantity } }';
+
+const ids = (nodes: { id: string }[]) => nodes.map((n) => n.id).sort();
+
+let idp: IdentityProvider;
+let db: TestDatabase;
+beforeAll(async () => {
+  idp = await startIdentityProvider();
+  db = await createTestDatabase();
+}, 120_000);
+afterAll(async () => {
+  await idp?.close();
+  await db?.destroy();
+});
+
+const authEnv = (extra: Record<string, string> = {}) => ({
+  AUTH_JWT_ISSUER: idp.issuer,
+  AUTH_JWT_AUDIENCE: idp.audience,
+  AUTH_JWT_FETCH_TIMEOUT_MS: '500',
+  AUTH_JWKS_COOLDOWN_MS: '1000',
+  GRAPHQL_FEDERATION: 'true',
+  ...extra,
+});
+
+describe.each([['the read compiler', 'compiler']])(
+  'every customer sees only their own orders, through %s',
+  (_name, planner) => {
+    let t: ListeningApp;
+    let alice: Record<string, string>;
+    let bob: Record<string, string>;
+    let staff: Record<string, string>;
+    let staffKey: Record<string, string>;
+    let petId: string;
+    let aliceOrder: { id: string; nodeId: string };
+    let bobOrder: { id: string; nodeId: string };
+    let staffOrder: string;
+
+    beforeAll(async () => {
+      t = await createListeningApp({ database: db, env: authEnv() });
+      // Subjects of their own per run: both runs share the database.
+      alice = bearer(await idp.sign({ sub: `alice-${planner}` }));
+      bob = bearer(await idp.sign({ sub: `bob-${planner}` }));
+      // Entra ID's shape: scopes in `scp`.
+      staff = bearer(await idp.sign({ sub: 'carol', scp: 'orders:read orders:write' }));
+      staffKey = await createApiKey(t, ['orders:read', 'orders:write']);
+      petId = (await makePet(t, { stock: 20 })).id.toString();
+      const place = async (h: Record<string, string>) => {
+        const answer = await gql(t.url, PLACE, { petId }, h);
+        expect(answer.body.errors).toBeUndefined();
+        const id = answer.body.data.placeOrder.id as string;
+        const read = await gql(t.url, ORDER, { id }, staffKey);
+        return read.body.data.order as { id: string; nodeId: string };
+      };
+      aliceOrder = await place(alice);
+      bobOrder = await place(bob);
+      staffOrder = (await place(staffKey)).id;
+    }, 120_000);
+    afterAll(async () => t?.close());
+
+    it("order(id): their own, null for another customer's; staff see both", async () => {
+      expect((await gql(t.url, ORDER, { id: aliceOrder.id }, alice)).body.data.order.id).toBe(aliceOrder.id);
+      const other = await gql(t.url, ORDER, { id: bobOrder.id }, alice);
+      expect(other.status).toBe(200);
+      expect(other.body).toEqual({ data: { order: null } });
+      expect((await gql(t.url, ORDER, { id: bobOrder.id }, staff)).body.data.order.id).toBe(bobOrder.id);
+      expect((await gql(t.url, ORDER, { id: aliceOrder.id }, staffKey)).body.data.order.id).toBe(aliceOrder.id);
+    });
+
+    it('orders and totalCount: their own only; staff see every order', async () => {
+      const mine = (await gql(t.url, ORDERS, {}, alice)).body.data.orders;
+      expect(ids(mine.nodes)).toEqual([aliceOrder.id]);
+      expect(mine.totalCount).toBe(1);
+      const bobs = (await gql(t.url, ORDERS, {}, bob)).body.data.orders;
+      expect(ids(bobs.nodes)).toEqual([bobOrder.id]);
+      const all = (await gql(t.url, ORDERS, {}, staff)).body.data.orders;
+      expect(ids(all.nodes)).toEqual(expect.arrayContaining([aliceOrder.id, bobOrder.id, staffOrder]));
+      expect(all.totalCount).toBe(all.nodes.length);
+    });
+
+    it('Pet.orders: a pet ordered by both shows each customer their own', async () => {
+      const mine = (await gql(t.url, PET_ORDERS, { id: petId }, alice)).body.data.pet.orders;
+      expect(mine).toEqual({ totalCount: 1, nodes: [{ id: aliceOrder.id }] });
+      const all = (await gql(t.url, PET_ORDERS, { id: petId }, staff)).body.data.pet.orders;
+      expect(all.totalCount).toBe(3);
+    });
+
+    it("node/nodes: another customer's order is null", async () => {
+      const both = await gql(t.url, NODES, { ids: [aliceOrder.nodeId, bobOrder.nodeId] }, alice);
+      expect(both.body).toEqual({ data: { nodes: [{ id: aliceOrder.id }, null] } });
+      expect((await gql(t.url, NODE, { id: bobOrder.nodeId }, alice)).body).toEqual({ data: { node: null } });
+      const staffView = await gql(t.url, NODES, { ids: [aliceOrder.nodeId, bobOrder.nodeId] }, staff);
+      expect(staffView.body.data.nodes).toEqual([{ id: aliceOrder.id }, { id: bobOrder.id }]);
+    });
+
+    it("_entities: another customer's order is null", async () => {
+      const reps = [aliceOrder.id, bobOrder.id].map((id) => ({ __typename: 'Order', id }));
+      const answer = await gql(t.url, ENTITIES, { reps }, alice);
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.body.data._entities).toEqual([{ id: aliceOrder.id, quantity: 1, pet: { id: petId } }, null]);
+      const staffView = await gql(t.url, ENTITIES, { reps }, staff);
+      expect(staffView.body.data._entities.map((e: { id: string } | null) => e?.id)).toEqual([
+        aliceOrder.id,
+        bobOrder.id,
+      ]);
+    });
+
+    it('REST GET /store/orders: their own only, X-Total-Count agreeing', async () => {
+      const res = await fetch(`${t.url}/store/orders?petId=${petId}`, { headers: alice });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-total-count')).toBe('1');
+      expect(((await res.json()) as { id: number }[]).map((o) => String(o.id))).toEqual([aliceOrder.id]);
+      const staffRes = await fetch(`${t.url}/store/orders?petId=${petId}`, { headers: staff });
+      expect(staffRes.headers.get('x-total-count')).toBe('3');
+    });
+
+    it("me: the caller's subject, scopes and own orders; null when anonymous", async () => {
+      expect((await gql(t.url, ME)).body).toEqual({ data: { me: null } });
+      const me = (await gql(t.url, ME, {}, alice)).body.data.me;
+      expect(me).toEqual({
+        subject: `alice-${planner}`,
+        kind: 'TOKEN',
+        issuer: idp.issuer,
+        scopes: [],
+        orders: { totalCount: 1, nodes: [{ id: aliceOrder.id }] },
+      });
+      // Staff see every order elsewhere; `me.orders` is still their own.
+      const carol = (await gql(t.url, ME, {}, staff)).body.data.me;
+      expect(carol.scopes).toEqual(['orders:read', 'orders:write']);
+      expect(carol.orders.totalCount).toBe(0);
+      const key = (await gql(t.url, ME, {}, staffKey)).body.data.me;
+      expect(key).toMatchObject({ kind: 'API_KEY', issuer: null, orders: { nodes: [{ id: staffOrder }] } });
+      expect(key.subject).toMatch(/^key:\d+ /);
+    });
+
+    it("cancelOrder: another customer's order is NOT_FOUND and nothing changes; their own is cancelled", async () => {
+      const stock = async () => (await gql(t.url, STOCK, { id: petId })).body.data.inventory.quantity as number;
+      const before = await stock();
+      const refused = await gql(t.url, CANCEL, { id: bobOrder.id }, alice);
+      // `data: null` is 200 (the HTTP status rule, docs/graphql-api.md); the error says 404.
+      expect(refused.status).toBe(200);
+      expect(refused.body.errors[0].extensions).toEqual({ code: 'NOT_FOUND', status: 404 });
+      expect(refused.body.data).toBeNull();
+      expect(await stock()).toBe(before);
+      expect((await gql(t.url, ORDER, { id: bobOrder.id }, staff)).body.data.order.id).toBe(bobOrder.id);
+      // Completing stays staff's: a customer is FORBIDDEN before anything runs.
+      const complete = await gql(t.url, COMPLETE, { id: aliceOrder.id }, alice);
+      expect(complete.status).toBe(403);
+      expect(complete.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      // A customer's own order (placed here so the suite's others stay).
+      const own = (await gql(t.url, PLACE, { petId }, alice)).body.data.placeOrder.id as string;
+      const cancelled = await gql(t.url, CANCEL, { id: own }, alice);
+      expect(cancelled.body).toEqual({ data: { cancelOrder: { id: own } } });
+      expect(await stock()).toBe(before);
+    });
+  },
+);
+
+describe('orderEvents over WebSocket', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ database: db, env: authEnv() });
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  it("delivers a customer their own orders' events only; staff all of them", async () => {
+    const petId = (await makePet(t, { stock: 10 })).id.toString();
+    const aliceToken = await idp.sign({ sub: 'alice' });
+    const aliceWs = connectWs(t.url, { connectionParams: { Authorization: `Bearer ${aliceToken}` } });
+    const staffWs = connectWs(t.url, {
+      connectionParams: { Authorization: `Bearer ${await idp.sign({ sub: 'carol', scope: 'orders:read' })}` },
+    });
+    try {
+      const query = 'subscription ($p: [ID!]) { orderEvents(petIds: $p) { kind order { id } } }';
+      const mine = subscribe(aliceWs, query, { p: [petId] });
+      const every = subscribe(staffWs, query, { p: [petId] });
+      await Promise.all([aliceWs.connected, staffWs.connected]);
+      // graphql-ws has no "subscribed" acknowledgement: give the subscribe messages a moment.
+      await new Promise((r) => setTimeout(r, 300));
+      const bobs = (await gql(t.url, PLACE, { petId }, bearer(await idp.sign({ sub: 'bob' })))).body.data.placeOrder.id;
+      const alices = (await gql(t.url, PLACE, { petId }, bearer(aliceToken))).body.data.placeOrder.id;
+      const [first] = await mine.take(1);
+      // Bob's order committed first; alice's stream skipped it.
+      expect(first!.data).toEqual({ orderEvents: { kind: 'PLACED', order: { id: alices } } });
+      const both = await every.take(2);
+      expect(both.map((r) => (r.data as any).orderEvents.order.id)).toEqual([bobs, alices]);
+      expect(mine.results).toHaveLength(1);
+    } finally {
+      await aliceWs.dispose();
+      await staffWs.dispose();
+    }
+  });
+
+  it('closes the connection with 4401 when the token expires under an open subscription', async () => {
+    const token = await idp.sign({ sub: 'alice', expiresIn: 2 });
+    const ws = connectWs(t.url, { connectionParams: { Authorization: `Bearer ${token}` } });
+    subscribe(ws, 'subscription { orderEvents { kind } }');
+    await ws.connected;
+    const closed = await ws.closed;
+    expect(closed).toEqual({ code: 4401, reason: 'Unauthorized: the access token expired' });
+    await ws.dispose();
+  });
+
+  it('refuses a bad token at connection_init with 4401', async () => {
+    const ws = connectWs(t.url, {
+      connectionParams: { Authorization: `Bearer ${await idp.sign({ sub: 'alice', aud: 'someone-else' })}` },
+    });
+    const closed = await ws.closed;
+    expect(closed.code).toBe(4401);
+    expect(closed.reason).toMatch(/^Unauthorized: The access token's aud claim/);
+    await ws.dispose();
+  });
+});
+
+describe('bad tokens: 401 invalid_token, nothing run', () => {
+  let t: ListeningApp;
+  let petId: string;
+  let unpublished: Awaited<ReturnType<IdentityProvider['newKey']>>;
+  beforeAll(async () => {
+    t = await createListeningApp({ database: db, env: authEnv() });
+    petId = (await makePet(t, { stock: 5 })).id.toString();
+    unpublished = await idp.newKey('ES256', 'never-published');
+    // The provider's keys are fetched once by a good token, so "unknown kid" cases test the cool-down.
+    expect((await gql(t.url, ME, {}, bearer(await idp.sign()))).status).toBe(200);
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  const cases: [string, () => Promise<string>, RegExp][] = [
+    [
+      'alg none',
+      async () =>
+        new idp.jose.UnsecuredJWT({ sub: 'alice' })
+          .setIssuer(idp.issuer)
+          .setAudience(idp.audience)
+          .setExpirationTime('10m')
+          .encode(),
+      /algorithm/,
+    ],
+    [
+      'HS256 (an HMAC over a published key)',
+      async () =>
+        new idp.jose.SignJWT({})
+          .setProtectedHeader({ alg: 'HS256', kid: idp.published[0]!.kid, typ: 'at+jwt' })
+          .setSubject('alice')
+          .setIssuer(idp.issuer)
+          .setAudience(idp.audience)
+          .setExpirationTime('10m')
+          .sign(new TextEncoder().encode(JSON.stringify(idp.published[0]!.publicJwk))),
+      /algorithm/,
+    ],
+    ['an unknown kid', () => idp.sign({ key: unpublished }), /key id \(kid\)/],
+    ['a wrong issuer', () => idp.sign({ iss: 'https://evil.example.com' }), /issuer \(iss\) is not trusted/],
+    ['a wrong audience', () => idp.sign({ aud: 'another-api' }), /aud claim/],
+    ['an expired token', () => idp.sign({ expiresIn: -120 }), /expired/],
+    ['a token not valid yet (nbf)', () => idp.sign({ notBefore: 600 }), /not valid yet/],
+    ['a typ that is no access token', () => idp.sign({ typ: 'logout+jwt' }), /typ/],
+    ['no subject', () => idp.sign({ sub: undefined }), /sub/],
+    // Longer than orders.owner holds: refused, never a 500 at the first order.
+    ['a subject too long to own an order', () => idp.sign({ sub: 'x'.repeat(600) }), /sub\) is too long/],
+    ['no expiry', () => idp.sign({ expiresIn: null }), /exp/],
+    [
+      'a forged signature',
+      async () => {
+        const [h, p] = (await idp.sign()).split('.');
+        const other = (await idp.sign({ sub: 'mallory' })).split('.')[2];
+        return `${h}.${p}.${other}`;
+      },
+      /signature/,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, make, message) => {
+    const token = await make();
+    const before = (await gql(t.url, STOCK, { id: petId })).body.data.inventory.quantity;
+    const answer = await gql(t.url, PLACE, { petId }, bearer(token));
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAUTHENTICATED', status: 401 });
+    expect(answer.body.errors[0].message).toMatch(message);
+    // On a public read too (never silently anonymous), and on REST.
+    expect((await gql(t.url, STOCK, { id: petId }, bearer(token))).status).toBe(401);
+    const rest = await fetch(`${t.url}/store/orders`, { headers: bearer(token) });
+    expect(rest.status).toBe(401);
+    expect(rest.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect((await gql(t.url, STOCK, { id: petId })).body.data.inventory.quantity).toBe(before);
+  });
+
+  it('a stream of unknown kids does not make the gateway hammer the provider', async () => {
+    await new Promise((r) => setTimeout(r, 1_100)); // past the cool-down (AUTH_JWKS_COOLDOWN_MS=1000)
+    const before = idp.fetches.jwks;
+    for (let i = 0; i < 20; i++) {
+      const answer = await gql(t.url, ME, {}, bearer(await idp.sign({ key: unpublished, kid: `made-up-${i}` })));
+      expect(answer.status).toBe(401);
+    }
+    // One refetch for the first unknown kid, then the cool-down holds the rest.
+    expect(idp.fetches.jwks - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the provider rotates its keys, goes down, hangs', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ database: db, env: authEnv() });
+  }, 120_000);
+  afterAll(async () => {
+    await idp.setMode('up');
+    await t?.close();
+  });
+
+  it('accepts a new key after a rotation without a restart, and refuses the retired one', async () => {
+    const oldToken = await idp.sign({ sub: 'alice' });
+    expect((await gql(t.url, ME, {}, bearer(oldToken))).body.data.me.subject).toBe('alice');
+    const next = await idp.newKey('ES256');
+    idp.published.splice(0, idp.published.length, next);
+    await new Promise((r) => setTimeout(r, 1_100)); // the cool-down since the last fetch
+    const newToken = await idp.sign({ sub: 'alice', key: next });
+    const answer = await gql(t.url, ME, {}, bearer(newToken));
+    expect(answer.body).toMatchObject({ data: { me: { subject: 'alice' } } });
+    // The refreshed set no longer holds the old key.
+    expect((await gql(t.url, ME, {}, bearer(oldToken))).status).toBe(401);
+  });
+
+  it('a provider that is down: 503 for a token it must fetch keys for, API keys and anonymous work', async () => {
+    // A fresh app has never fetched the keys: it needs the provider for any token.
+    const fresh = await createListeningApp({ database: db, env: authEnv() });
+    try {
+      await idp.setMode('down');
+      const started = Date.now();
+      const answer = await gql(fresh.url, ME, {}, bearer(await idp.sign({ sub: 'alice' })));
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(answer.status).toBe(503);
+      expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAVAILABLE', status: 503 });
+      expect(answer.headers.get('retry-after')).toBeTruthy();
+      expect((await gql(fresh.url, ME, {}, fresh.admin)).body.data.me.kind).toBe('API_KEY');
+      expect((await gql(fresh.url, '{ pets(first: 1) { totalCount } }')).status).toBe(200);
+      // An app that already holds the keys keeps verifying tokens signed with them.
+      const known = await gql(t.url, ME, {}, bearer(await idp.sign({ sub: 'bob', key: idp.published[0] })));
+      expect(known.body.data.me.subject).toBe('bob');
+    } finally {
+      await idp.setMode('up');
+      await fresh.close();
+    }
+  });
+
+  it('a provider that accepts and never answers: 503 within the fetch timeout, not a hang', async () => {
+    const fresh = await createListeningApp({ database: db, env: authEnv() });
+    try {
+      await idp.setMode('hang');
+      const started = Date.now();
+      const answer = await gql(fresh.url, ME, {}, bearer(await idp.sign({ sub: 'alice' })));
+      expect(answer.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await idp.setMode('up');
+      // Back: the next token is verified (after the 1 s back-off of a failed discovery).
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await gql(fresh.url, ME, {}, bearer(await idp.sign({ sub: 'alice' })))).body.data.me.subject).toBe(
+        'alice',
+      );
+    } finally {
+      await idp.setMode('up');
+      await fresh.close();
+    }
+  });
+
+  it('starts with a provider that is down', async () => {
+    await idp.setMode('down');
+    try {
+      const fresh = await createListeningApp({ database: db, env: authEnv() });
+      expect((await gql(fresh.url, '{ __typename }')).status).toBe(200);
+      await fresh.close();
+    } finally {
+      await idp.setMode('up');
+    }
+  });
+});
+
+describe('limits per signed-in subject', () => {
+  it('rate-limits each subject on its own, though every request comes from one address', async () => {
+    const t = await createListeningApp({
+      database: db,
+      env: authEnv({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '600000' }),
+    });
+    try {
+      const alice = bearer(await idp.sign({ sub: 'alice' }));
+      const bob = bearer(await idp.sign({ sub: 'bob' }));
+      for (let i = 0; i < 3; i++) expect((await gql(t.url, '{ __typename }', {}, alice)).status).toBe(200);
+      const limited = await gql(t.url, '{ __typename }', {}, alice);
+      expect(limited.status).toBe(429);
+      expect(limited.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      // Bob, same address, untouched; and so is the address's anonymous budget.
+      expect((await gql(t.url, '{ __typename }', {}, bob)).headers.get('ratelimit-remaining')).toBe('2');
+      expect((await gql(t.url, '{ __typename }')).headers.get('ratelimit-remaining')).toBe('2');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('charges the cost budget per subject', async () => {
+    const t = await createListeningApp({
+      database: db,
+      env: authEnv({ GRAPHQL_MAX_COST: '200', RATE_LIMIT_COST_BUDGET: '200', RATE_LIMIT_WINDOW_MS: '600000' }),
+    });
+    try {
+      const alice = bearer(await idp.sign({ sub: 'alice' }));
+      const bob = bearer(await idp.sign({ sub: 'bob' }));
+      const spend = await gql(t.url, '{ pets(first: 20) { nodes { id name } } }', {}, alice);
+      expect(spend.body.extensions.cost).toMatchObject({ requested: 190, remaining: 10 });
+      const refused = await gql(t.url, '{ pets(first: 20) { nodes { id name } } }', {}, alice);
+      expect(refused.status).toBe(429);
+      const other = await gql(t.url, '{ pets(first: 20) { nodes { id name } } }', {}, bob);
+      expect(other.status).toBe(200);
+      expect(other.body.data.pets.nodes).toBeDefined();
+      expect(other.body.extensions.cost).toMatchObject({ requested: 190, remaining: 10 });
+    } finally {
+      await t.close();
+    }
+  });
+});
