@@ -2,7 +2,7 @@
  * One order for a response's errors, whatever executed it. graphql-js and graphql-jit append a
  * field's error when its resolver throws, so the order follows when each resolver ran: depth first
  * where the values were at hand (the read compiler's, src/read), level by level where
- * each level waited for a DataLoader batch (GRAPHQL_READ_PLANNER=false). The spec leaves the order
+ * each level waited for a DataLoader batch (a field-by-field reader). The spec leaves the order
  * open; the read compiler promises the same bytes either way (docs/read-compiler.md), so errors are
  * put in response order: depth first, a page's items by index, an object's fields in the order the
  * response has them (document order), which is what a synchronous execution gives.

@@ -1,11 +1,13 @@
 /**
  * The read compiler follows the field set that executes the document, whatever executes it: with
  * graphql-jit (the default) a skipped selection is absent, costs no statement, and a read answers the
- * same bytes compiled and loaded (GRAPHQL_READ_PLANNER=false), errors and their order included.
+ * same bytes compiled and read field by field (the reference reader, test/helpers/reference-reads.ts),
+ * errors and their order included.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { insertOrder, makeCategory, makePet } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { referenceSchema } from '../helpers/reference-reads';
 
 async function post(t: TestApp, query: string, variables?: Record<string, unknown>): Promise<LightMyRequestResponse> {
   return t.app.inject({
@@ -22,8 +24,12 @@ describe('the executed field set, graphql-jit on', () => {
   let js: TestApp;
   beforeAll(async () => {
     compiled = await createTestApp({ env: { GRAPHQL_JIT: 'true' } });
-    loaded = await createTestApp({ database: compiled, env: { GRAPHQL_JIT: 'true', GRAPHQL_READ_PLANNER: 'false' } });
-    js = await createTestApp({ database: compiled, env: { GRAPHQL_JIT: 'false', GRAPHQL_READ_PLANNER: 'false' } });
+    loaded = await createTestApp({
+      database: compiled,
+      transformSchema: referenceSchema,
+      env: { GRAPHQL_JIT: 'true' },
+    });
+    js = await createTestApp({ database: compiled, transformSchema: referenceSchema, env: { GRAPHQL_JIT: 'false' } });
     const category = await makeCategory(compiled, 'Executed fields');
     for (let i = 0; i < 3; i++) {
       const pet = await makePet(compiled, { categoryId: category.id, stock: i });
