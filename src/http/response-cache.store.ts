@@ -22,6 +22,8 @@
  */
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import type { ResponseCacheStats } from '../common/response-cache-stats';
+export type { ResponseCacheStats };
 
 /** An answer as stored: what a hit sends back, and the generation it was computed in. */
 export interface CachedAnswer {
@@ -38,20 +40,6 @@ export interface CachedAnswer {
 export interface Lookup {
   gen: string;
   answer: CachedAnswer | undefined;
-}
-
-export interface ResponseCacheStats {
-  hits: number;
-  misses: number;
-  /** Eligible requests answered without the cache (not synced: Redis away, LISTEN down). */
-  bypasses: number;
-  /** Generation moves: writes here, writes heard of, resyncs. */
-  invalidations: number;
-  /** Mutations whose invalidation could not be made in time (redis: Redis unreachable). */
-  invalidationFailures: number;
-  /** In-process store only (Redis keeps its own: INFO keyspace / memory). */
-  entries: number;
-  bytes: number;
 }
 
 export interface ResponseCacheStore {

@@ -22,6 +22,7 @@ import http from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ResponseCacheStats } from '../common/response-cache-stats';
 
 /**
  * In a worker of src/cluster.ts: answer the primary's requests for metrics over IPC (prom-client's
@@ -31,20 +32,6 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 export function joinClusterMetrics(): void {
   new AggregatorRegistry(); // adds the worker's IPC listener (idempotent)
   AggregatorRegistry.setRegistries([]);
-}
-
-/**
- * The response cache's tallies, as src/http/response-cache.store.ts counts them: said here by shape,
- * so telemetry (below http/ on the floors) does not import it.
- */
-interface ResponseCacheStats {
-  hits: number;
-  misses: number;
-  bypasses: number;
-  invalidations: number;
-  invalidationFailures: number;
-  entries: number;
-  bytes: number;
 }
 
 /** Where the open-subscription count is read from, once subscriptions exist (see `reportOpenSubscriptions`). */
