@@ -25,7 +25,7 @@ import type { TrustedDocuments } from '../policy/trusted-documents';
  * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
  */
 export async function createApollo(
-  config: Config,
+  config: Pick<Config, 'graphql' | 'limits'>,
   {
     schema,
     trustedDocuments = null,

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
+import fp from 'fastify-plugin';
 import { INT64_PATTERN } from '../common/ids';
 
 export const API_VERSION = '1.0.0';
@@ -86,3 +87,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(errorSchema);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
+
+/**
+ * fastify-plugin: registered before any route (app.ts), @fastify/swagger's `onRoute` hook must see
+ * every route of the app, and the shared `Error` schema (addSchema) is referenced by the REST routes,
+ * which are registered in other plugins; both would stay inside an encapsulated plugin.
+ */
+export const openApiPlugin = fp(registerOpenApi, { name: 'openapi' });

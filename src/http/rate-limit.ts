@@ -176,15 +176,18 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
   return { redis, available: () => redis.status === 'ready' };
 }
 
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<RateLimiter> {
-  const connection = config.rateLimit.redisUrl ? connectRedis(app, config.rateLimit.redisUrl) : null;
+export async function registerRateLimit(
+  app: FastifyInstance,
+  settings: Pick<Config['rateLimit'], 'redisUrl' | 'max' | 'windowMs' | 'redisPrefix'>,
+): Promise<RateLimiter> {
+  const connection = settings.redisUrl ? connectRedis(app, settings.redisUrl) : null;
   await app.register(rateLimit, {
     global: false,
-    max: config.rateLimit.max,
-    timeWindow: config.rateLimit.windowMs,
+    max: settings.max,
+    timeWindow: settings.windowMs,
     // Every count goes through `charge` below, which names its payer on a request-like object.
     keyGenerator: (request) => (request as unknown as { subject: string }).subject,
-    ...(connection ? { store: failoverStore(connection.redis, config.rateLimit.redisPrefix) } : {}),
+    ...(connection ? { store: failoverStore(connection.redis, settings.redisPrefix) } : {}),
   });
   const check = app.createRateLimit();
   // The plugin's check reads the key and the route's rate-limit group from a request; a charge has

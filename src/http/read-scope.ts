@@ -20,11 +20,15 @@ function callerOf(request: FastifyRequest): string {
  * caller is known (preHandler, after the credential), so the caller's reads on any process go to the
  * primary while it is open, or while Redis cannot say.
  */
-export function registerReadScope(
-  app: FastifyInstance,
-  noteWrite: (caller: string) => void,
-): { share(through: SharedReadYourWrites): void } {
-  // Set once the rate limit's Redis connection exists (app.ts); the hooks are registered now, first.
+export interface RequestReadScopes {
+  /** Adds the hooks (app.ts: right after the upgrade guard, before every other hook). */
+  register(app: FastifyInstance): void;
+  /** Shares the windows through Redis, once the rate limit's connection exists (app.ts). */
+  share(through: SharedReadYourWrites): void;
+}
+
+export function requestReadScopes(noteWrite: (caller: string) => void): RequestReadScopes {
+  // Set once the rate limit's Redis connection exists (app.ts); the hooks are registered first.
   let shared: SharedReadYourWrites | null = null;
   const scopes = new WeakMap<FastifyRequest, ReadScope>();
   const recordWrite = async (request: FastifyRequest) => {
@@ -32,23 +36,25 @@ export function registerReadScope(
     noteWrite(caller);
     await shared?.wrote(caller);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
-    const scope: ReadScope = {
-      primary: false,
-      caller: () => callerOf(request),
-      onWrite: () => recordWrite(request),
-    };
-    scopes.set(request, scope);
-    runInReadScope(scope, done);
-  });
-  app.addHook('preHandler', async (request) => {
-    const scope = scopes.get(request);
-    if (shared && scope && !scope.primary && (await shared.pinned(callerOf(request)))) scope.primary = true;
-  });
-  // Before the answer is sent: the window runs from the answer, and holds on every process by then.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (scopes.get(request)?.wrote) await recordWrite(request);
-    return payload;
-  });
-  return { share: (through) => void (shared = through) };
+  const register = (app: FastifyInstance) => {
+    app.addHook('onRequest', (request, _reply, done) => {
+      const scope: ReadScope = {
+        primary: false,
+        caller: () => callerOf(request),
+        onWrite: () => recordWrite(request),
+      };
+      scopes.set(request, scope);
+      runInReadScope(scope, done);
+    });
+    app.addHook('preHandler', async (request) => {
+      const scope = scopes.get(request);
+      if (shared && scope && !scope.primary && (await shared.pinned(callerOf(request)))) scope.primary = true;
+    });
+    // Before the answer is sent: the window runs from the answer, and holds on every process by then.
+    app.addHook('onSend', async (request, _reply, payload) => {
+      if (scopes.get(request)?.wrote) await recordWrite(request);
+      return payload;
+    });
+  };
+  return { register, share: (through) => void (shared = through) };
 }

@@ -45,7 +45,10 @@ export function redactUrl(url: string): string {
 }
 
 /** pino options for the app: level, format, redaction, and serializers that redact URLs. */
-export function loggerOptions(config: Config, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function loggerOptions(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     level: config.logLevel,
     // With tracing on (OTEL_*), every line logged inside a request carries its trace and span ids.

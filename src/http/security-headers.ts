@@ -9,8 +9,10 @@
  * the recorded headers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import { registerHostCheck } from './errors';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,19 +53,37 @@ const PLAIN_HTTP_CSP: Readonly<HelmetOptions> = {
   contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
 };
 
+/** Sets helmet's headers on one answer: the step every answer goes through. */
+export type SecurityHeaders = (request: FastifyRequest, reply: FastifyReply) => void;
+
 /**
- * Puts the headers on every answer (an onRequest hook); returns that step, for the answers Fastify's
- * router gives before any hook runs (app.ts `frameworkErrors`).
+ * The headers' step, made before the app (app.ts hands it to Fastify's `frameworkErrors` too, for the
+ * answers its router gives before any hook runs); `registerSecurityHeaders` puts it on every answer.
  */
-export function registerSecurityHeaders(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => void {
+export function securityHeaders(): SecurityHeaders {
   const overHttps = helmetHeaders();
   const overHttp = helmetHeaders(PLAIN_HTTP_CSP);
   const withoutCsp = helmetHeaders({ contentSecurityPolicy: false });
-  const apply = (request: FastifyRequest, reply: FastifyReply) => {
+  return (request, reply) => {
     if (request.routeOptions?.config?.contentSecurityPolicy === false) reply.headers(withoutCsp);
     // request.protocol honours X-Forwarded-Proto behind a proxy when TRUST_PROXY is set.
     else reply.headers(request.protocol === 'https' ? overHttps : overHttp);
   };
-  app.addHook('onRequest', async (request, reply) => apply(request, reply));
-  return apply;
 }
+
+/** Puts the headers on every answer (an onRequest hook). */
+export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHeaders): void {
+  app.addHook('onRequest', async (request, reply) => apply(request, reply));
+}
+
+/**
+ * helmet's headers on every answer (`headers`: SECURITY_HEADERS on; null: none), then the Host check
+ * (a missing or malformed Host is 400, before anything reads it, with the headers above).
+ */
+async function securityHeadersAndHostCheck(app: FastifyInstance, { headers }: { headers: SecurityHeaders | null }) {
+  if (headers) registerSecurityHeaders(app, headers);
+  registerHostCheck(app);
+}
+
+/** fastify-plugin: both are onRequest hooks of every route of the app, and of its 404s. */
+export const securityHeadersPlugin = fp(securityHeadersAndHostCheck, { name: 'security-headers' });

@@ -35,8 +35,9 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
+import fp from 'fastify-plugin';
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
+import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePayload } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config';
 import {
@@ -70,7 +71,16 @@ const GOING_AWAY = 1001;
 const TOO_MANY = CloseCode.TooManyInitialisationRequests;
 
 export interface SubscriptionsOptions {
-  config: Config;
+  /** SUBSCRIPTION_*: the bounds of connections and subscriptions. */
+  settings: Config['subscriptions'];
+  /** Bounds shared with HTTP: the largest message (BODY_LIMIT_BYTES) and input nesting (INPUT_DEPTH). */
+  limitsConfig: Pick<Config['limits'], 'bodyBytes' | 'inputDepth'>;
+  /** GRAPHQL_INTROSPECTION: without it, errors give no "Did you mean" hints. */
+  introspection: boolean;
+  /** CORS_ORIGINS: the browser origins that may open a connection. */
+  corsOrigins: Config['cors']['origins'];
+  /** SHUTDOWN_TIMEOUT_MS: half of it (at most 5 s) is given to subscriptions to end on shutdown. */
+  shutdownTimeoutMs: number;
   services: Services;
   schema: GraphQLSchema;
   limits: GraphQLLimits;
@@ -142,175 +152,206 @@ function formatForClient(error: GraphQLError, requestId: string, log: FastifyReq
   };
 }
 
-export async function registerSubscriptions(
-  app: FastifyInstance,
-  {
-    config,
+/** This process's connections, and whether it is shutting down: what every step below reads. */
+class ConnectionState {
+  readonly connections = new Map<WebSocket, Connection>();
+  /** graphql-ws's contexts of the connections it acknowledged (their subscriptions, on shutdown). */
+  readonly contexts = new Set<WsContext>();
+  readonly perAddress = new ConnectionCounts();
+  readonly perKey = new ConnectionCounts();
+  closing = false;
+}
+
+/** Re-checks the keys of open connections after a key change (`''`: every key). */
+async function recheckKeys(state: ConnectionState, apiKeys: Services['apiKeys'], payload: string): Promise<void> {
+  for (const conn of state.connections.values()) {
+    if (!conn.token || conn.caller?.kind !== 'key') continue;
+    if (payload !== '' && payload !== String(conn.caller.keyId)) continue;
+    const caller = await apiKeys.authenticate(conn.token).catch(() => undefined);
+    if (caller === undefined) continue; // the database is unreachable: the next change re-checks
+    if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
+    else if (caller.scopes.join() !== conn.caller.scopes.join())
+      conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
+  }
+}
+
+/** What `connection_init` needs besides the connection: how to check a credential, and the state of events. */
+type InitDeps = Pick<SubscriptionsOptions, 'settings' | 'services' | 'events' | 'tokens'>;
+
+/**
+ * The caller of a `connectionParams.Authorization` value (an access token verified, or an API key
+ * looked up), or null once the socket is closed for it (a malformed value, a bad credential, an
+ * identity provider that cannot be reached, or the socket closed during the lookup).
+ */
+async function callerFromParam(
+  state: ConnectionState,
+  socket: WebSocket,
+  token: string | null,
+  { services, tokens }: InitDeps,
+): Promise<Caller | null> {
+  if (!token) {
+    socket.close(
+      CloseCode.Unauthorized,
+      'Unauthorized: connectionParams.Authorization must be "Bearer <API key>" or "Bearer <access token>"',
+    );
+    return null;
+  }
+  let caller: Caller | null = null;
+  let refused: AppError | null = null;
+  if (tokens && looksLikeJwt(token)) {
+    try {
+      caller = await tokens.verify(token);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      refused = error;
+    }
+  } else {
+    caller = await services.apiKeys.authenticate(token);
+  }
+  // The socket may have closed during the lookup: its close handler has already run, so
+  // nothing may be counted for it any more (the count would never be released).
+  if (!state.connections.has(socket)) return null;
+  if (refused instanceof UnavailableError) {
+    socket.close(TRY_AGAIN_LATER, refused.message);
+    return null;
+  }
+  if (refused || !caller) {
+    // A close reason is at most 123 bytes (RFC 6455).
+    const why = refused ? refused.message : 'the API key is unknown or revoked';
+    socket.close(CloseCode.Unauthorized, `Unauthorized: ${why}`.slice(0, 123));
+    return null;
+  }
+  return caller;
+}
+
+/** `connection_init`: the key (connectionParams, or the upgrade's Authorization header), and its count. */
+async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsContext): Promise<boolean> {
+  const { socket, request } = ctx.extra;
+  const { settings } = deps;
+  const conn = state.connections.get(socket);
+  if (!conn) return false;
+  if (state.closing) {
+    socket.close(GOING_AWAY, 'Server shutting down');
+    return false;
+  }
+  if (!deps.events.listening) {
+    socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
+    return false;
+  }
+  let caller: Caller | null = request.caller;
+  let token = caller ? (BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null) : null;
+  const param = authorizationParam(ctx.connectionParams);
+  if (param !== undefined) {
+    token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
+    caller = await callerFromParam(state, socket, token, deps);
+    if (!caller) return false;
+  }
+  if (caller) {
+    const key = callerIdentity(caller);
+    if (state.perKey.count(key) >= settings.connectionsPerKey) {
+      socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
+      return false;
+    }
+    conn.release.push(state.perKey.hold(key));
+    conn.caller = caller;
+    conn.token = token;
+    if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
+  }
+  state.contexts.add(ctx);
+  return true;
+}
+
+/** What a `subscribe` needs: the operation's checks, the budget, and where its events come from. */
+type SubscribeDeps = Pick<
+  SubscriptionsOptions,
+  'settings' | 'services' | 'schema' | 'limits' | 'costBudget' | 'events'
+> & { checks: OperationChecks };
+
+/** The context of one subscription's resolvers: its own reads, and its stream of events. */
+function subscriptionContext(
+  conn: Connection,
+  request: FastifyRequest,
+  id: string,
+  { services, events, settings }: SubscribeDeps,
+): GraphQLContext {
+  return {
+    requestId: `${request.id}:${id}`,
+    log: request.log,
+    caller: conn.caller,
     services,
+    // One per subscription: its loaders batch an event's reads without caching any.
+    reads: new Reads(services, conn.caller),
+    idempotencyKey: undefined,
+    batched: false,
+    openEventStream: (select) =>
+      events.hub.subscribe(select, {
+        maxBuffered: settings.bufferedEvents,
+        onOverflow: () =>
+          conn.socket.close(
+            TRY_AGAIN_LATER,
+            `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
+          ),
+      }),
+  };
+}
+
+/**
+ * `subscribe`: the subscriptions per connection, the operation's checks (subscription-operation.ts),
+ * the cost budget; then what graphql-ws executes, or the errors it sends instead.
+ */
+async function startSubscription(
+  state: ConnectionState,
+  deps: SubscribeDeps,
+  ctx: WsContext,
+  id: string,
+  payload: SubscribePayload,
+): Promise<ExecutionArgs | readonly GraphQLError[]> {
+  const { socket, request } = ctx.extra;
+  const { settings, schema, limits, costBudget } = deps;
+  const conn = state.connections.get(socket);
+  const fail = (error: AppError) => [gqlError(error)];
+  if (!conn || state.closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
+  // This subscription is already counted in ctx.subscriptions.
+  if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
+    return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
+  }
+  const checked = checkSubscription(deps.checks, conn.caller, payload);
+  if ('errors' in checked) return checked.errors;
+  // With a cost budget, a subscription is charged its cost once, when it starts (cost-budget.ts).
+  const charged = costBudget
+    ? await costBudget.charge(
+        conn.caller,
+        conn.address,
+        pointsFor(limits.operationCost(schema, checked.document, checked.variables, payload.operationName)),
+      )
+    : null;
+  if (charged?.refused) return fail(charged.refused);
+  return {
     schema,
-    limits,
-    costBudget,
-    events,
-    limiter,
-    apiKeyCache,
-    trustedDocuments,
-    tokens = null,
-  }: SubscriptionsOptions,
-): Promise<Subscriptions> {
-  const settings = config.subscriptions;
-  const connections = new Map<WebSocket, Connection>();
-  const contexts = new Set<WsContext>();
-  const perAddress = new ConnectionCounts();
-  const perKey = new ConnectionCounts();
+    document: checked.document,
+    operationName: payload.operationName,
+    variableValues: checked.variables,
+    contextValue: subscriptionContext(conn, request, id, deps),
+  };
+}
+
+/** graphql-ws's protocol server: connection_init, subscribe, and the errors formatted as over HTTP. */
+function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) {
+  const { schema, limits, limitsConfig, introspection, trustedDocuments } = options;
   const checks: OperationChecks = {
     schema,
     limits,
-    inputDepth: config.limits.inputDepth,
-    hideSuggestions: !config.graphql.introspection,
+    inputDepth: limitsConfig.inputDepth,
+    hideSuggestions: !introspection,
     trustedDocuments,
   };
-  let closing = false;
-
-  /** Re-checks the keys of open connections after a key change (`''`: every key). */
-  const recheckKeys = async (payload: string) => {
-    for (const conn of connections.values()) {
-      if (!conn.token || conn.caller?.kind !== 'key') continue;
-      if (payload !== '' && payload !== String(conn.caller.keyId)) continue;
-      const caller = await services.apiKeys.authenticate(conn.token).catch(() => undefined);
-      if (caller === undefined) continue; // the database is unreachable: the next change re-checks
-      if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
-      else if (caller.scopes.join() !== conn.caller.scopes.join())
-        conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
-    }
-  };
-  apiKeyCache?.onChange((payload) => void recheckKeys(payload));
-
-  // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
-  events.onStateChange((listening) => {
-    if (listening) return;
-    for (const conn of connections.values())
-      conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
-  });
-
-  /** `connection_init`: the key (connectionParams, or the upgrade's Authorization header), and its count. */
-  const authenticate = async (ctx: WsContext): Promise<boolean> => {
-    const { socket, request } = ctx.extra;
-    const conn = connections.get(socket);
-    if (!conn) return false;
-    if (closing) {
-      socket.close(GOING_AWAY, 'Server shutting down');
-      return false;
-    }
-    if (!events.listening) {
-      socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
-      return false;
-    }
-    let caller: Caller | null = request.caller;
-    let token = caller ? (BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null) : null;
-    const param = authorizationParam(ctx.connectionParams);
-    if (param !== undefined) {
-      token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
-      if (!token) {
-        socket.close(
-          CloseCode.Unauthorized,
-          'Unauthorized: connectionParams.Authorization must be "Bearer <API key>" or "Bearer <access token>"',
-        );
-        return false;
-      }
-      let refused: AppError | null = null;
-      if (tokens && looksLikeJwt(token)) {
-        try {
-          caller = await tokens.verify(token);
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          refused = error;
-        }
-      } else {
-        caller = await services.apiKeys.authenticate(token);
-      }
-      // The socket may have closed during the lookup: its close handler has already run, so
-      // nothing may be counted for it any more (the count would never be released).
-      if (!connections.has(socket)) return false;
-      if (refused instanceof UnavailableError) {
-        socket.close(TRY_AGAIN_LATER, refused.message);
-        return false;
-      }
-      if (refused || !caller) {
-        // A close reason is at most 123 bytes (RFC 6455).
-        const why = refused ? refused.message : 'the API key is unknown or revoked';
-        socket.close(CloseCode.Unauthorized, `Unauthorized: ${why}`.slice(0, 123));
-        return false;
-      }
-    }
-    if (caller) {
-      const key = callerIdentity(caller);
-      if (perKey.count(key) >= settings.connectionsPerKey) {
-        socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
-        return false;
-      }
-      conn.release.push(perKey.hold(key));
-      conn.caller = caller;
-      conn.token = token;
-      if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
-    }
-    contexts.add(ctx);
-    return true;
-  };
-
-  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+  return makeServer<Record<string, unknown> | undefined, Extra>({
     schema,
-    onConnect: authenticate,
+    onConnect: (ctx) => acceptConnection(state, options, ctx),
     onClose(ctx) {
-      contexts.delete(ctx);
+      state.contexts.delete(ctx);
     },
-    async onSubscribe(ctx, id, payload) {
-      const { socket, request } = ctx.extra;
-      const conn = connections.get(socket);
-      const fail = (error: AppError) => [gqlError(error)];
-      if (!conn || closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
-      // This subscription is already counted in ctx.subscriptions.
-      if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
-        return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
-      }
-      const checked = checkSubscription(checks, conn.caller, payload);
-      if ('errors' in checked) return checked.errors;
-      // With a cost budget, a subscription is charged its cost once, when it starts (cost-budget.ts).
-      const charged = costBudget
-        ? await costBudget.charge(
-            conn.caller,
-            conn.address,
-            pointsFor(limits.operationCost(schema, checked.document, checked.variables, payload.operationName)),
-          )
-        : null;
-      if (charged?.refused) return fail(charged.refused);
-      const contextValue: GraphQLContext = {
-        requestId: `${request.id}:${id}`,
-        log: request.log,
-        caller: conn.caller,
-        services,
-        // One per subscription: its loaders batch an event's reads without caching any.
-        reads: new Reads(services, conn.caller),
-        idempotencyKey: undefined,
-        batched: false,
-        openEventStream: (select) =>
-          events.hub.subscribe(select, {
-            maxBuffered: settings.bufferedEvents,
-            onOverflow: () =>
-              socket.close(
-                TRY_AGAIN_LATER,
-                `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
-              ),
-          }),
-      };
-      const args: ExecutionArgs = {
-        schema,
-        document: checked.document,
-        operationName: payload.operationName,
-        variableValues: checked.variables,
-        contextValue,
-      };
-      return args;
-    },
+    onSubscribe: (ctx, id, payload) => startSubscription(state, { ...options, checks }, ctx, id, payload),
     onNext(_ctx, _id, _payload, args, result) {
       if (!result.errors) return;
       const context = args.contextValue as GraphQLContext;
@@ -321,51 +362,56 @@ export async function registerSubscriptions(
       return errors.map((e) => formatForClient(e, `${request.id}:${id}`, request.log));
     },
   });
+}
 
-  await app.register(fastifyWebsocket, {
-    // A message is at most what an HTTP body may be (ws would accept 100 MiB).
-    options: { maxPayload: config.limits.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
-    // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
-    errorHandler: (error, socket, request) => {
-      request.log.warn({ err: { message: error.message } }, 'WebSocket error');
-      socket.terminate();
-    },
-    // Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their
-    // queued events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
-    preClose: async function (this: FastifyInstance) {
-      closing = true;
-      const deadline = Date.now() + Math.min(5_000, config.shutdownTimeoutMs / 2);
-      events.hub.endAll();
-      while ([...contexts].some((c) => Object.keys(c.subscriptions).length > 0) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      const closed = [...connections.keys()].map(
-        (socket) =>
-          new Promise<void>((resolve) => {
-            socket.once('close', () => resolve());
-            socket.close(GOING_AWAY, 'Server shutting down');
-          }),
-      );
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(closed),
-        new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500))),
-      ]);
-      clearTimeout(timer);
-      for (const socket of connections.keys()) socket.terminate();
-      this.websocketServer.close();
-    },
-  });
+/**
+ * Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their queued
+ * events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
+ */
+async function endOnShutdown(
+  state: ConnectionState,
+  events: StoreEvents,
+  shutdownTimeoutMs: number,
+  websocketServer: FastifyInstance['websocketServer'],
+): Promise<void> {
+  state.closing = true;
+  const deadline = Date.now() + Math.min(5_000, shutdownTimeoutMs / 2);
+  events.hub.endAll();
+  while ([...state.contexts].some((c) => Object.keys(c.subscriptions).length > 0) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const closed = [...state.connections.keys()].map(
+    (socket) =>
+      new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.close(GOING_AWAY, 'Server shutting down');
+      }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(closed),
+    new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 500))),
+  ]);
+  clearTimeout(timer);
+  for (const socket of state.connections.keys()) socket.terminate();
+  websocketServer.close();
+}
 
+/** The GET /graphql route's hooks (checkUpgrade, wsHandler) over graphql-ws's server, and the counts. */
+function subscriptionRoute(
+  state: ConnectionState,
+  server: ReturnType<typeof graphqlWsServer>,
+  { settings, corsOrigins, events, limiter }: SubscriptionsOptions,
+): Subscriptions {
   return {
     async checkUpgrade(request, reply) {
       if (!request.ws) return;
-      if (!originAllowed(request, config.cors.origins, settings.sameHostOrigin)) {
+      if (!originAllowed(request, corsOrigins, settings.sameHostOrigin)) {
         throw new ForbiddenError(
           `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
         );
       }
-      if (perAddress.count(request.ip) >= settings.connectionsPerAddress) {
+      if (state.perAddress.count(request.ip) >= settings.connectionsPerAddress) {
         // No schedule frees a slot; a few seconds is a polite first retry.
         void reply.header('retry-after', '5');
         throw new RateLimitedError(
@@ -375,10 +421,10 @@ export async function registerSubscriptions(
     },
     wsHandler(this: FastifyInstance, socket, request) {
       const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
-      connections.set(socket, conn);
-      conn.release.push(perAddress.hold(conn.address));
+      state.connections.set(socket, conn);
+      conn.release.push(state.perAddress.hold(conn.address));
       socket.once('close', () => {
-        connections.delete(socket);
+        state.connections.delete(socket);
         for (const release of conn.release) release();
       });
       serveGraphqlWs(server, socket, { socket, request } satisfies Extra, {
@@ -393,13 +439,59 @@ export async function registerSubscriptions(
       });
     },
     get connectionCount() {
-      return connections.size;
+      return state.connections.size;
     },
     get subscriptionCount() {
       return events.hub.size;
     },
   };
 }
+
+/**
+ * Serves graphql-ws through @fastify/websocket (its plugin registered on `app`); returns the
+ * route's hooks, which the GraphQL endpoint puts on GET /graphql (graphql/graphql.plugin.ts).
+ */
+export async function registerSubscriptions(
+  app: FastifyInstance,
+  options: SubscriptionsOptions,
+): Promise<Subscriptions> {
+  const { services, events, apiKeyCache, limitsConfig, shutdownTimeoutMs } = options;
+  const state = new ConnectionState();
+  apiKeyCache?.onChange((payload) => void recheckKeys(state, services.apiKeys, payload));
+  // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
+  events.onStateChange((listening) => {
+    if (listening) return;
+    for (const conn of state.connections.values())
+      conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
+  });
+  const server = graphqlWsServer(state, options);
+  await app.register(fastifyWebsocket, {
+    // A message is at most what an HTTP body may be (ws would accept 100 MiB).
+    options: { maxPayload: limitsConfig.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
+    // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
+    errorHandler: (error, socket, request) => {
+      request.log.warn({ err: { message: error.message } }, 'WebSocket error');
+      socket.terminate();
+    },
+    preClose: async function (this: FastifyInstance) {
+      await endOnShutdown(state, events, shutdownTimeoutMs, this.websocketServer);
+    },
+  });
+  return subscriptionRoute(state, server, options);
+}
+
+/**
+ * Subscriptions as a plugin: registers them (above) and decorates the app with them (`app.subscriptions`:
+ * the counts, for metrics). fastify-plugin: @fastify/websocket must be the app's, so that the
+ * GET /graphql route (registered next to it, graphql/graphql.plugin.ts) is served over WebSocket, and
+ * the decorator is the app's.
+ */
+export const subscriptionsPlugin = fp(
+  async (app: FastifyInstance, options: SubscriptionsOptions) => {
+    app.decorate('subscriptions', await registerSubscriptions(app, options));
+  },
+  { name: 'subscriptions' },
+);
 
 /**
  * Apollo plugin: a subscription sent over HTTP is a 400 BAD_REQUEST pointing at the WebSocket

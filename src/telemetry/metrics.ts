@@ -21,6 +21,7 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResponseCacheStats } from '../common/response-cache-stats';
 
@@ -444,3 +445,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
   };
 }
+
+export interface MetricsPluginOptions {
+  metrics: Metrics;
+  /** METRICS_HOST, METRICS_PORT: where /metrics is served (never on the app's own port). */
+  listen: { host: string; port: number };
+}
+
+/**
+ * fastify-plugin: the HTTP metrics are taken by an onResponse hook on every route of the app (and
+ * its 404s), and the metrics server closes with the app (onClose).
+ */
+export const metricsPlugin = fp(
+  async (app: FastifyInstance, { metrics, listen }: MetricsPluginOptions) => metrics.register(app, listen),
+  { name: 'metrics' },
+);
