@@ -119,48 +119,58 @@ export interface GraphQLCache {
 }
 
 /**
- * Builds the HTTP cache of /graphql; with a response cache, starts its store (and, in process,
- * its LISTEN for writes made by other processes).
+ * Keeps an in-process cache in step with the other processes: their writes (and store events,
+ * whoever made them) drop this process's entries; while a channel is down the cache is bypassed, and
+ * flushed when it is back (a fresh start of LISTEN reports up, which flushes an empty cache: harmless).
+ * Returns the LISTENs' ends.
  */
-export async function createGraphQLCache(
-  settings: HttpCacheSettings,
-  db: Pick<Database, 'kind' | 'listen' | 'prisma'>,
+async function listenForWrites(
+  memory: MemoryStore,
+  db: Pick<Database, 'listen'>,
   log: FastifyBaseLogger,
-): Promise<GraphQLCache> {
-  let store: ResponseCacheStore | null = null;
+): Promise<Unlisten[]> {
   const unlisten: Unlisten[] = [];
-  if (settings.perCaller && settings.responseTtlS > 0)
-    log.warn(
-      "response cache off: with RATE_LIMIT_COST_BUDGET every answer carries its caller's budget (extensions.cost), so none can be shared",
+  const up = new Map<string, boolean>();
+  for (const channel of [RESPONSE_CACHE_CHANNEL, STORE_EVENTS_CHANNEL]) {
+    up.set(channel, false);
+    memory.setSynced(false);
+    unlisten.push(
+      await db.listen(channel, {
+        onNotify: () => memory.bump(),
+        onState(listening) {
+          up.set(channel, listening);
+          const all = [...up.values()].every(Boolean);
+          if (!all) log.warn({ channel }, 'response cache: LISTEN lost, bypassing the cache until it is back');
+          memory.setSynced(all);
+        },
+      }),
     );
-  const ttlMs = settings.perCaller ? 0 : settings.responseTtlS * 1000;
-  if (ttlMs > 0 && settings.redisUrl) {
-    store = new RedisStore({ url: settings.redisUrl, prefix: settings.redisPrefix, log });
-  } else if (ttlMs > 0) {
-    const memory = new MemoryStore(settings.maxBytes);
-    store = memory;
-    // Writes of other processes (and store events, whoever made them) drop this process's entries;
-    // while a channel is down the cache is bypassed, and flushed when it is back (a fresh start of
-    // LISTEN reports up, which flushes an empty cache: harmless).
-    const up = new Map<string, boolean>();
-    for (const channel of [RESPONSE_CACHE_CHANNEL, STORE_EVENTS_CHANNEL]) {
-      up.set(channel, false);
-      memory.setSynced(false);
-      unlisten.push(
-        await db.listen(channel, {
-          onNotify: () => memory.bump(),
-          onState(listening) {
-            up.set(channel, listening);
-            const all = [...up.values()].every(Boolean);
-            if (!all) log.warn({ channel }, 'response cache: LISTEN lost, bypassing the cache until it is back');
-            memory.setSynced(all);
-          },
-        }),
-      );
-    }
   }
+  return unlisten;
+}
 
-  const invalidate = async (): Promise<void> => {
+/** The response cache's store (Redis with REDIS_URL, else in process), none when `ttlMs` is 0. */
+async function openStore(
+  settings: HttpCacheSettings,
+  ttlMs: number,
+  db: Pick<Database, 'listen'>,
+  log: FastifyBaseLogger,
+): Promise<{ store: ResponseCacheStore | null; unlisten: Unlisten[] }> {
+  if (ttlMs > 0 && settings.redisUrl) {
+    return { store: new RedisStore({ url: settings.redisUrl, prefix: settings.redisPrefix, log }), unlisten: [] };
+  }
+  if (ttlMs <= 0) return { store: null, unlisten: [] };
+  const memory = new MemoryStore(settings.maxBytes);
+  return { store: memory, unlisten: await listenForWrites(memory, db, log) };
+}
+
+/** After a write: drops the stored answers, here and (in-process caches over PostgreSQL) elsewhere. */
+function invalidator(
+  store: ResponseCacheStore | null,
+  db: Pick<Database, 'kind' | 'prisma'>,
+  log: FastifyBaseLogger,
+): () => Promise<void> {
+  return async () => {
     if (!store) return;
     await store.invalidate();
     // Other processes' in-process caches: told over PostgreSQL (the embedded database has no others).
@@ -172,92 +182,116 @@ export async function createGraphQLCache(
       }
     }
   };
+}
 
-  const sendHit = (request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) => {
-    reply.header('etag', answer.etag);
-    reply.header('cache-control', answer.cacheControl);
-    appendVary(reply, GRAPHQL_VARY);
-    reply.header('age', Math.max(0, Math.floor((Date.now() - answer.storedAt) / 1000)));
-    if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], answer.etag)) {
-      return reply.code(304).send('');
+/** A stored answer, as is or as 304 when GET's If-None-Match names it. */
+function sendHit(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
+  reply.header('etag', answer.etag);
+  reply.header('cache-control', answer.cacheControl);
+  appendVary(reply, GRAPHQL_VARY);
+  reply.header('age', Math.max(0, Math.floor((Date.now() - answer.storedAt) / 1000)));
+  if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], answer.etag)) {
+    return reply.code(304).send('');
+  }
+  return reply.code(200).header('content-type', answer.contentType).send(answer.body);
+}
+
+/** The route's preHandler: answers a hit; notes a miss on the request, for `onSend` to store. */
+function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
+  return async (request, reply) => {
+    request.responseCacheMiss = null;
+    // Credentials of any kind (a key, a token, a malformed header) are never served from the cache.
+    if (!store || request.headers.authorization !== undefined || request.headers.upgrade !== undefined) return;
+    const operation = operationOf(request);
+    if (!operation) return;
+    const accept = request.headers.accept ?? '';
+    const key = crypto
+      .createHash('sha256')
+      .update(JSON.stringify([accept, ...operation]))
+      .digest('base64url');
+    const found = await store.lookup(key);
+    if (!found) {
+      store.stats.bypasses++;
+      return;
     }
-    return reply.code(200).header('content-type', answer.contentType).send(answer.body);
+    if (found.answer) {
+      store.stats.hits++;
+      return sendHit(request, reply, found.answer);
+    }
+    store.stats.misses++;
+    request.responseCacheMiss = { key, gen: found.gen };
   };
+}
 
+/**
+ * The route's onSend: Cache-Control from the operation's policy (the cache-policy plugin's marker
+ * header), Vary, ETag and 304; a public answer that missed is stored for at most `ttlMs`.
+ */
+function cacheOnSend(
+  settings: Pick<HttpCacheSettings, 'perCaller' | 'publicMaxAgeS'>,
+  ttlMs: number,
+  store: ResponseCacheStore | null,
+): GraphQLCache['onSend'] {
+  return async (request, reply, payload) => {
+    const marker = reply.getHeader(CACHE_POLICY_HEADER);
+    if (marker === undefined) {
+      // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook.
+      if (reply.statusCode >= 400 && reply.getHeader('cache-control') === undefined)
+        reply.header('cache-control', 'no-store');
+      return payload;
+    }
+    reply.removeHeader(CACHE_POLICY_HEADER);
+    appendVary(reply, GRAPHQL_VARY);
+    const policy = String(marker);
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    if (policy === 'no-store' || reply.statusCode !== 200 || Array.isArray(request.body) || body === null) {
+      reply.header('cache-control', 'no-store');
+      return payload;
+    }
+    const etag = entityTag(body);
+    reply.header('etag', etag);
+    let cacheControl = 'private, no-cache';
+    let storeForMs = 0;
+    if (policy.startsWith('public') && !settings.perCaller) {
+      const hinted = policy.includes(';') ? Number(policy.slice(policy.indexOf(';') + 1)) : Infinity;
+      const maxAge = Math.min(settings.publicMaxAgeS, hinted);
+      cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache';
+      storeForMs = Math.min(ttlMs, hinted * 1000);
+    }
+    reply.header('cache-control', cacheControl);
+    const miss = request.responseCacheMiss;
+    if (store && miss && storeForMs > 0) {
+      const contentType = String(reply.getHeader('content-type') ?? 'application/json');
+      store.save(miss.key, { gen: miss.gen, storedAt: Date.now(), etag, contentType, cacheControl, body }, storeForMs);
+    }
+    if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+      reply.code(304).removeHeader('content-type');
+      return '';
+    }
+    return payload;
+  };
+}
+
+/**
+ * Builds the HTTP cache of /graphql; with a response cache, starts its store (and, in process,
+ * its LISTEN for writes made by other processes).
+ */
+export async function createGraphQLCache(
+  settings: HttpCacheSettings,
+  db: Pick<Database, 'kind' | 'listen' | 'prisma'>,
+  log: FastifyBaseLogger,
+): Promise<GraphQLCache> {
+  if (settings.perCaller && settings.responseTtlS > 0)
+    log.warn(
+      "response cache off: with RATE_LIMIT_COST_BUDGET every answer carries its caller's budget (extensions.cost), so none can be shared",
+    );
+  const ttlMs = settings.perCaller ? 0 : settings.responseTtlS * 1000;
+  const { store, unlisten } = await openStore(settings, ttlMs, db, log);
   return {
     store,
-    invalidate,
-    async lookup(request, reply) {
-      request.responseCacheMiss = null;
-      // Credentials of any kind (a key, a token, a malformed header) are never served from the cache.
-      if (!store || request.headers.authorization !== undefined || request.headers.upgrade !== undefined) return;
-      const operation = operationOf(request);
-      if (!operation) return;
-      const accept = request.headers.accept ?? '';
-      const key = crypto
-        .createHash('sha256')
-        .update(JSON.stringify([accept, ...operation]))
-        .digest('base64url');
-      const found = await store.lookup(key);
-      if (!found) {
-        store.stats.bypasses++;
-        return;
-      }
-      if (found.answer) {
-        store.stats.hits++;
-        return sendHit(request, reply, found.answer);
-      }
-      store.stats.misses++;
-      request.responseCacheMiss = { key, gen: found.gen };
-    },
-    async onSend(request, reply, payload) {
-      const marker = reply.getHeader(CACHE_POLICY_HEADER);
-      if (marker === undefined) {
-        // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook.
-        if (reply.statusCode >= 400 && reply.getHeader('cache-control') === undefined)
-          reply.header('cache-control', 'no-store');
-        return payload;
-      }
-      reply.removeHeader(CACHE_POLICY_HEADER);
-      appendVary(reply, GRAPHQL_VARY);
-      const policy = String(marker);
-      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
-      if (policy === 'no-store' || reply.statusCode !== 200 || Array.isArray(request.body) || body === null) {
-        reply.header('cache-control', 'no-store');
-        return payload;
-      }
-      const etag = entityTag(body);
-      reply.header('etag', etag);
-      let cacheControl = 'private, no-cache';
-      let storeForMs = 0;
-      if (policy.startsWith('public') && !settings.perCaller) {
-        const hinted = policy.includes(';') ? Number(policy.slice(policy.indexOf(';') + 1)) : Infinity;
-        const maxAge = Math.min(settings.publicMaxAgeS, hinted);
-        cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache';
-        storeForMs = Math.min(ttlMs, hinted * 1000);
-      }
-      reply.header('cache-control', cacheControl);
-      const miss = request.responseCacheMiss;
-      if (store && miss && storeForMs > 0) {
-        store.save(
-          miss.key,
-          {
-            gen: miss.gen,
-            storedAt: Date.now(),
-            etag,
-            contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-            cacheControl,
-            body,
-          },
-          storeForMs,
-        );
-      }
-      if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
-        reply.code(304).removeHeader('content-type');
-        return '';
-      }
-      return payload;
-    },
+    invalidate: invalidator(store, db, log),
+    lookup: cacheLookup(store),
+    onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {
       for (const u of unlisten) await u();
       await store?.stop();
