@@ -307,42 +307,48 @@ function serveMetrics(app: FastifyInstance, registry: Registry, listen: { host: 
   });
 }
 
-export function createMetrics(options: MetricsOptions): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/** The HTTP series: every answer's duration, the deprecated path's answers, the rate limit's refusals. */
+function httpMetrics(registry: Registry) {
+  return {
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status: time from receipt to the last byte of the response',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    deprecatedAnswers: new Counter({
+      name: 'rest_deprecated_requests_total',
+      help: 'Answers of the deprecated REST path GET /pets/{petId}, by status (the legacy calls left before the sunset)',
+      labelNames: ['route', 'status_code'] as const,
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'http_rate_limited_total',
+      help: 'Requests refused by the rate limit (429 RATE_LIMITED), by route pattern',
+      labelNames: ['route'] as const,
+      registers: [registry],
+    }),
+  };
+}
 
-  const httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP requests by method, route pattern and status: time from receipt to the last byte of the response',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const deprecatedAnswers = new Counter({
-    name: 'rest_deprecated_requests_total',
-    help: 'Answers of the deprecated REST path GET /pets/{petId}, by status (the legacy calls left before the sunset)',
-    labelNames: ['route', 'status_code'] as const,
-    registers: [registry],
-  });
-  const rateLimited = new Counter({
-    name: 'http_rate_limited_total',
-    help: 'Requests refused by the rate limit (429 RATE_LIMITED), by route pattern',
-    labelNames: ['route'] as const,
-    registers: [registry],
-  });
-  const operationDuration = new Histogram({
-    name: 'graphql_operation_duration_seconds',
-    help: 'GraphQL operations by operation name (bounded, see docs/operations.md) and type: time from receipt to response',
-    labelNames: ['operation_name', 'operation_type'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const operationErrors = new Counter({
-    name: 'graphql_operation_errors_total',
-    help: 'Errors in GraphQL responses by operation name, type and error code (extensions.code)',
-    labelNames: ['operation_name', 'operation_type', 'code'] as const,
-    registers: [registry],
-  });
+/** The GraphQL series: operations' durations and errors, and the subscriptions open. */
+function graphqlMetrics(registry: Registry) {
+  const series = {
+    operationDuration: new Histogram({
+      name: 'graphql_operation_duration_seconds',
+      help: 'GraphQL operations by operation name (bounded, see docs/operations.md) and type: time from receipt to response',
+      labelNames: ['operation_name', 'operation_type'] as const,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    operationErrors: new Counter({
+      name: 'graphql_operation_errors_total',
+      help: 'Errors in GraphQL responses by operation name, type and error code (extensions.code)',
+      labelNames: ['operation_name', 'operation_type', 'code'] as const,
+      registers: [registry],
+    }),
+  };
   new Gauge({
     name: 'graphql_subscriptions_open',
     help: 'GraphQL subscriptions open in this process',
@@ -351,85 +357,103 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(openSubscriptionsSource?.() ?? 0);
     },
   });
+  return series;
+}
+
+/**
+ * The trusted list's series. Tallies kept by the trusted list, read at scrape time like the cache's
+ * (the refusal path adds one integer, no label lookup). Labels are two closed sets: reason x transport.
+ */
+function registerTrustedDocumentMetrics(
+  registry: Registry,
+  read: NonNullable<MetricsOptions['trustedDocuments']>,
+): void {
+  const reported = new Map<string, number>();
+  new Counter({
+    name: 'graphql_trusted_documents_refused_total',
+    help: 'Documents refused because they are not in the trusted list (TRUSTED_DOCUMENTS=enforce), by reason (full_document, unknown_hash) and transport (http, websocket)',
+    labelNames: ['reason', 'transport'] as const,
+    registers: [registry],
+    collect() {
+      const counts = read();
+      if (!counts) return;
+      for (const [key, now] of Object.entries(counts.refused)) {
+        const [reason, transport] = key.split(':') as [string, string];
+        const before = reported.get(key) ?? 0;
+        // inc(0) creates the series, so every pair shows from the first scrape on.
+        this.inc({ reason, transport }, Math.max(0, now - before));
+        reported.set(key, now);
+      }
+    },
+  });
+  new Gauge({
+    name: 'graphql_trusted_documents',
+    help: 'Documents in the trusted list (as last read, at start or on SIGHUP)',
+    registers: [registry],
+    collect() {
+      const counts = read();
+      if (counts) this.set(counts.listed);
+    },
+  });
+  const reloads = new Map<string, number>();
+  new Counter({
+    name: 'graphql_trusted_documents_reloads_total',
+    help: 'Re-reads of the trusted list on SIGHUP, by result (ok, failed: the previous list stays)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const counts = read();
+      if (!counts) return;
+      for (const result of ['ok', 'failed'] as const) {
+        const now = counts.reloads[result];
+        this.inc({ result }, Math.max(0, now - (reloads.get(result) ?? 0)));
+        reloads.set(result, now);
+      }
+    },
+  });
+}
+
+/** The Apollo plugin that times every operation and counts its errors, by bounded operation name. */
+function operationsPlugin(
+  { operationDuration, operationErrors }: ReturnType<typeof graphqlMetrics>,
+  names: OperationNames,
+): ApolloServerPlugin<BaseContext> {
+  return {
+    async requestDidStart() {
+      const start = process.hrtime.bigint();
+      return {
+        async willSendResponse(rc) {
+          const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+          const type = rc.operation?.operation ?? 'unknown';
+          const name = rc.operation ? names.label(rc.operationName) : UNKNOWN_OPERATION;
+          operationDuration.observe({ operation_name: name, operation_type: type }, seconds);
+          const body = rc.response.body;
+          const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+          for (const error of errors ?? []) {
+            const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'UNKNOWN';
+            operationErrors.inc({ operation_name: name, operation_type: type, code });
+          }
+        },
+      };
+    },
+  };
+}
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const { httpDuration, deprecatedAnswers, rateLimited } = httpMetrics(registry);
+  const graphql = graphqlMetrics(registry);
   if (options.pool || options.pools) registerPoolGauges(registry, options);
   if (options.pools) registerReadCounters(registry, options.pools);
   if (options.apiKeyCache) registerCacheCounters(registry, options.apiKeyCache);
   if (options.responseCache) registerResponseCacheMetrics(registry, options.responseCache);
-
-  if (options.trustedDocuments) {
-    const read = options.trustedDocuments;
-    // Tallies kept by the trusted list, read at scrape time like the cache's (the refusal path adds
-    // one integer, no label lookup). Labels are two closed sets: reason x transport.
-    const reported = new Map<string, number>();
-    new Counter({
-      name: 'graphql_trusted_documents_refused_total',
-      help: 'Documents refused because they are not in the trusted list (TRUSTED_DOCUMENTS=enforce), by reason (full_document, unknown_hash) and transport (http, websocket)',
-      labelNames: ['reason', 'transport'] as const,
-      registers: [registry],
-      collect() {
-        const counts = read();
-        if (!counts) return;
-        for (const [key, now] of Object.entries(counts.refused)) {
-          const [reason, transport] = key.split(':') as [string, string];
-          const before = reported.get(key) ?? 0;
-          // inc(0) creates the series, so every pair shows from the first scrape on.
-          this.inc({ reason, transport }, Math.max(0, now - before));
-          reported.set(key, now);
-        }
-      },
-    });
-    new Gauge({
-      name: 'graphql_trusted_documents',
-      help: 'Documents in the trusted list (as last read, at start or on SIGHUP)',
-      registers: [registry],
-      collect() {
-        const counts = read();
-        if (counts) this.set(counts.listed);
-      },
-    });
-    const reloads = new Map<string, number>();
-    new Counter({
-      name: 'graphql_trusted_documents_reloads_total',
-      help: 'Re-reads of the trusted list on SIGHUP, by result (ok, failed: the previous list stays)',
-      labelNames: ['result'] as const,
-      registers: [registry],
-      collect() {
-        const counts = read();
-        if (!counts) return;
-        for (const result of ['ok', 'failed'] as const) {
-          const now = counts.reloads[result];
-          this.inc({ result }, Math.max(0, now - (reloads.get(result) ?? 0)));
-          reloads.set(result, now);
-        }
-      },
-    });
-  }
-
+  if (options.trustedDocuments) registerTrustedDocumentMetrics(registry, options.trustedDocuments);
   const names = new OperationNames(options.maxOperationNames);
 
   return {
     registry,
-    apolloPlugin() {
-      return {
-        async requestDidStart() {
-          const start = process.hrtime.bigint();
-          return {
-            async willSendResponse(rc) {
-              const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-              const type = rc.operation?.operation ?? 'unknown';
-              const name = rc.operation ? names.label(rc.operationName) : UNKNOWN_OPERATION;
-              operationDuration.observe({ operation_name: name, operation_type: type }, seconds);
-              const body = rc.response.body;
-              const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-              for (const error of errors ?? []) {
-                const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'UNKNOWN';
-                operationErrors.inc({ operation_name: name, operation_type: type, code });
-              }
-            },
-          };
-        },
-      };
-    },
+    apolloPlugin: () => operationsPlugin(graphql, names),
     register(app, listen) {
       app.addHook('onResponse', async (request, reply) => {
         // Unmatched requests (404s) have no pattern: one label for all of them.
