@@ -88,66 +88,49 @@ function costHeaders(status: CostStatus, refused: boolean): [string, string][] {
   return headers;
 }
 
-export function createCostBudget(
-  settings: NonNullable<Config['rateLimit']['costBudget']>,
-  windowMs: number,
-  store: PointsStore,
-  limits: GraphQLLimits,
-  schema: GraphQLSchema,
+/** What costs an operation of a batch: the limits' cost model, the schema, and the trusted list. */
+interface Costing {
+  limits: GraphQLLimits;
+  schema: GraphQLSchema;
   /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
-  listedDocument: (operation: unknown) => DocumentNode | null = () => null,
-): CostBudget {
-  const budgetOf = (caller: Caller | null): number => {
-    let budget = settings.points;
-    for (const scope of caller?.scopes ?? []) budget = Math.max(budget, settings.byScope[scope] ?? 0);
-    return budget;
-  };
-  const windowSeconds = Math.ceil(windowMs / 1000);
+  listedDocument: (operation: unknown) => DocumentNode | null;
+}
 
-  const charge: CostBudget['charge'] = async (caller, address, points) => {
-    const limit = budgetOf(caller);
-    const result = await store.charge(rateLimitSubject(caller, address), points, limit);
-    const status: CostStatus = {
-      requested: points,
-      limit,
-      remaining: Math.max(0, limit - result.spent),
-      resetSeconds: Math.max(1, Math.ceil(result.resetMs / 1000)),
-    };
-    const refused = result.allowed
-      ? null
-      : new RateLimitedError(
-          `Cost budget of ${limit} points per ${windowSeconds} s exceeded: this request costs ${points} points and ` +
-            `${status.remaining} are left; nothing was run; retry in ${status.resetSeconds} seconds`,
-        );
-    return { status, refused };
-  };
-
-  /** Points of one operation of a batch that will run; 0 when a check will refuse it before it runs. */
-  const batchOperationPoints = (piece: unknown, caller: Caller | null): number => {
-    if (typeof piece !== 'object' || piece === null) return 0;
-    const { query, variables, operationName } = piece as Record<string, unknown>;
-    // A listed document runs as listed, exempt from the cost limit (but not from the budget).
-    const listed = listedDocument(piece);
-    let document: DocumentNode;
-    if (listed) document = listed;
-    // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
-    else if (typeof query !== 'string') return 0;
-    else {
-      try {
-        document = parse(query, limits.parseOptions);
-      } catch {
-        return 0; // Apollo answers the syntax error; nothing runs
-      }
+/** Points of one operation of a batch that will run; 0 when a check will refuse it before it runs. */
+function batchOperationPoints(
+  piece: unknown,
+  caller: Caller | null,
+  { limits, schema, listedDocument }: Costing,
+): number {
+  if (typeof piece !== 'object' || piece === null) return 0;
+  const { query, variables, operationName } = piece as Record<string, unknown>;
+  // A listed document runs as listed, exempt from the cost limit (but not from the budget).
+  const listed = listedDocument(piece);
+  let document: DocumentNode;
+  if (listed) document = listed;
+  // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
+  else if (typeof query !== 'string') return 0;
+  else {
+    try {
+      document = parse(query, limits.parseOptions);
+    } catch {
+      return 0; // Apollo answers the syntax error; nothing runs
     }
-    const vars = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
-    const name = typeof operationName === 'string' ? operationName : null;
-    const operation = getOperationAST(document, name);
-    if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
-    if (operationRefusal(schema, document, operation, caller, vars)) return 0;
-    return pointsFor(limits.operationCost(schema, document, vars, name));
-  };
+  }
+  const vars = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
+  const name = typeof operationName === 'string' ? operationName : null;
+  const operation = getOperationAST(document, name);
+  if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
+  if (operationRefusal(schema, document, operation, caller, vars)) return 0;
+  return pointsFor(limits.operationCost(schema, document, vars, name));
+}
 
-  const plugin: ApolloServerPlugin<GraphQLContext> = {
+/**
+ * The Apollo plugin: charges a single operation once every check passed, before it runs (its 429
+ * answer replaces execution when refused), and reports `extensions.cost` and RateLimit-* on every answer.
+ */
+function costPlugin(limits: GraphQLLimits, charge: CostBudget['charge']): ApolloServerPlugin<GraphQLContext> {
+  return {
     async requestDidStart(rc) {
       let status: CostStatus | null = null;
       const { contextValue } = rc;
@@ -192,15 +175,51 @@ export function createCostBudget(
       };
     },
   };
+}
+
+export function createCostBudget(
+  settings: NonNullable<Config['rateLimit']['costBudget']>,
+  windowMs: number,
+  store: PointsStore,
+  limits: GraphQLLimits,
+  schema: GraphQLSchema,
+  /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
+  listedDocument: (operation: unknown) => DocumentNode | null = () => null,
+): CostBudget {
+  const budgetOf = (caller: Caller | null): number => {
+    let budget = settings.points;
+    for (const scope of caller?.scopes ?? []) budget = Math.max(budget, settings.byScope[scope] ?? 0);
+    return budget;
+  };
+  const windowSeconds = Math.ceil(windowMs / 1000);
+
+  const charge: CostBudget['charge'] = async (caller, address, points) => {
+    const limit = budgetOf(caller);
+    const result = await store.charge(rateLimitSubject(caller, address), points, limit);
+    const status: CostStatus = {
+      requested: points,
+      limit,
+      remaining: Math.max(0, limit - result.spent),
+      resetSeconds: Math.max(1, Math.ceil(result.resetMs / 1000)),
+    };
+    const refused = result.allowed
+      ? null
+      : new RateLimitedError(
+          `Cost budget of ${limit} points per ${windowSeconds} s exceeded: this request costs ${points} points and ` +
+            `${status.remaining} are left; nothing was run; retry in ${status.resetSeconds} seconds`,
+        );
+    return { status, refused };
+  };
+  const costing: Costing = { limits, schema, listedDocument };
 
   return {
     budgetOf,
     charge,
-    plugin,
+    plugin: costPlugin(limits, charge),
     async chargeBatch(request, reply) {
       const body = request.body;
       if (!Array.isArray(body)) return;
-      const points = body.reduce<number>((sum, piece) => sum + batchOperationPoints(piece, request.caller), 0);
+      const points = body.reduce<number>((sum, piece) => sum + batchOperationPoints(piece, request.caller, costing), 0);
       const { status, refused } = await charge(request.caller, request.ip, points);
       request.batchCostCharge = { limit: status.limit, remaining: status.remaining, resetSeconds: status.resetSeconds };
       if (refused) {
