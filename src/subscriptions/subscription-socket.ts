@@ -42,6 +42,81 @@ export interface SocketBounds {
   log: FastifyBaseLogger;
 }
 
+/** What the reading side of a connection does with each message (serveGraphqlWs). */
+interface Reader {
+  /** Charges one message: null when within budget, else the refusal's text. */
+  charge(): Promise<string | null>;
+  /** Hands a charged message to graphql-ws (not awaited: a subscribe resolves when it ends). */
+  handle(message: string): Promise<void> | undefined;
+  /** Over the budget: the connection is closed (1008) with the refusal. */
+  refuse(refusal: string): void;
+  fail(error: unknown, what: string): void;
+}
+
+/**
+ * Reads messages one at a time, each charged before graphql-ws sees it; while one waits for its
+ * charge up to READ_AHEAD more are read, then the socket stops reading (TCP holds a flood back).
+ * Returns the queue, emptied when the socket closes.
+ */
+function readCharged(socket: WebSocket, reader: Reader): string[] {
+  const inbox: string[] = [];
+  let draining = false;
+  const drain = async () => {
+    if (draining) return;
+    draining = true;
+    while (inbox.length > 0 && socket.readyState === socket.OPEN) {
+      const message = inbox.shift()!;
+      const refusal = await reader.charge().catch((error: unknown) => {
+        reader.fail(error, 'rate-limit charge failed');
+        return 'error';
+      });
+      if (socket.readyState !== socket.OPEN) break;
+      if (refusal) {
+        reader.refuse(refusal);
+        break;
+      }
+      // Not awaited: a subscribe resolves only when its subscription ends.
+      reader.handle(message)?.catch((error: unknown) => reader.fail(error, 'message handling failed'));
+    }
+    inbox.length = 0;
+    draining = false;
+    // A socket closed for flooding stays paused until it is cut: see closeAndCut.
+    if (socket.isPaused && socket.readyState === socket.OPEN) socket.resume();
+  };
+  socket.on('message', (data) => {
+    if (socket.readyState !== socket.OPEN) return; // read before the pause took hold: dropped
+    inbox.push(String(data));
+    if (inbox.length >= READ_AHEAD && !socket.isPaused) socket.pause();
+    void drain();
+  });
+  return inbox;
+}
+
+/**
+ * Keep-alive pings every `keepAliveMs` (0: none), skipped while the client is not reading
+ * (`overflowing` closes it instead); a peer that does not answer within one more interval is cut.
+ * Returns the stop, for when the socket closes.
+ */
+function keepAlive(socket: WebSocket, keepAliveMs: number, overflowing: () => boolean): () => void {
+  let pongWait: NodeJS.Timeout | null = null;
+  const timer =
+    keepAliveMs > 0
+      ? setInterval(() => {
+          if (socket.readyState !== socket.OPEN || overflowing()) return;
+          pongWait ??= setTimeout(() => socket.terminate(), keepAliveMs);
+          socket.ping();
+        }, keepAliveMs)
+      : null;
+  socket.on('pong', () => {
+    if (pongWait) clearTimeout(pongWait);
+    pongWait = null;
+  });
+  return () => {
+    if (timer) clearInterval(timer);
+    if (pongWait) clearTimeout(pongWait);
+  };
+}
+
 /** Serves graphql-ws on `socket` until it closes; `extra` is what graphql-ws hands its callbacks. */
 export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket, extra: E, bounds: SocketBounds): void {
   const { log } = bounds;
@@ -95,59 +170,20 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
   );
 
   // Received messages, each charged before graphql-ws sees it.
-  const inbox: string[] = [];
-  let draining = false;
-  const drain = async () => {
-    if (draining) return;
-    draining = true;
-    while (inbox.length > 0 && socket.readyState === socket.OPEN) {
-      const message = inbox.shift()!;
-      const refusal = await bounds.charge().catch((error: unknown) => {
-        fail(error, 'rate-limit charge failed');
-        return 'error';
-      });
-      if (socket.readyState !== socket.OPEN) break;
-      if (refusal) {
-        closeAndCut(POLICY_VIOLATION, refusal.slice(0, 120));
-        break;
-      }
-      // Not awaited: a subscribe resolves only when its subscription ends.
-      handle?.(message).catch((error: unknown) => fail(error, 'message handling failed'));
-    }
-    inbox.length = 0;
-    draining = false;
-    // A socket closed for flooding stays paused until it is cut: see closeAndCut.
-    if (socket.isPaused && socket.readyState === socket.OPEN) socket.resume();
-  };
-  socket.on('message', (data) => {
-    if (socket.readyState !== socket.OPEN) return; // read before the pause took hold: dropped
-    inbox.push(String(data));
-    if (inbox.length >= READ_AHEAD && !socket.isPaused) socket.pause();
-    void drain();
+  const inbox = readCharged(socket, {
+    charge: bounds.charge,
+    handle: (message) => handle?.(message),
+    refuse: (refusal) => closeAndCut(POLICY_VIOLATION, refusal.slice(0, 120)),
+    fail,
   });
-
-  let pongWait: NodeJS.Timeout | null = null;
-  const keepAlive =
-    bounds.keepAliveMs > 0
-      ? setInterval(() => {
-          if (socket.readyState !== socket.OPEN || overflowing()) return;
-          pongWait ??= setTimeout(() => socket.terminate(), bounds.keepAliveMs);
-          socket.ping();
-        }, bounds.keepAliveMs)
-      : null;
-  socket.on('pong', () => {
-    if (pongWait) clearTimeout(pongWait);
-    pongWait = null;
-  });
-
+  const stopKeepAlive = keepAlive(socket, bounds.keepAliveMs, overflowing);
   // An error on an open socket (a malformed frame, a reset): one line, then the socket goes.
   socket.on('error', (error) => {
     log.warn({ err: { message: error.message, code: (error as { code?: string }).code } }, 'WebSocket error');
     socket.terminate();
   });
   socket.once('close', (code, reason) => {
-    if (keepAlive) clearInterval(keepAlive);
-    if (pongWait) clearTimeout(pongWait);
+    stopKeepAlive();
     if (cutTimer) clearTimeout(cutTimer);
     inbox.length = 0;
     closed(code, String(reason)).catch((error: unknown) => fail(error, 'close handling failed'));
