@@ -343,41 +343,47 @@ export class DatabaseTopologyError extends Error {
 }
 
 /**
- * PostgreSQL: the primary's pool (Prisma, the reader's primary reads), a pool per replica (the
- * reader's reads: src/db/read-routing.ts), LISTEN on a session of its own.
+ * The replicas' pools (DATABASE_REPLICA_URLS) and the router that picks one for each read and takes
+ * a failing one out; null without replicas. Each replica's pool uses prepared statements or not as
+ * its own URL says (`?pgbouncer=true`).
  */
-async function createPostgresDatabase(config: PostgresConfig, options: CreateDatabaseOptions): Promise<Database> {
-  const warn = options.warn ?? ((msg: string) => console.warn(msg));
-  const pool = createPool(config, config.url);
-  registerPoolName(driverUrl(config.url), 'primary');
-  const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
-  const reads = { primary: 0 };
-  const reader = preparedReader(warn);
-  const run = reader.run;
-  if (config.pgbouncer) reader.unnamed(pool);
-  const router = config.replicaUrls?.length
-    ? new ReplicaRouter<Pool>({
-        replicas: config.replicaUrls.map((url, i) => {
-          const name = `replica-${i + 1}`;
-          registerPoolName(driverUrl(url), name);
-          // Each replica may or may not be behind a pooler of its own: its URL says (`?pgbouncer=true`).
-          const pooled = pgbouncerFlag(url);
-          const replica = createPool({ ...config, pgbouncer: pooled }, url);
-          if (pooled) reader.unnamed(replica);
-          return { name, where: describeDbUrl(url), pool: replica };
-        }),
-        probe: async (replica) => {
-          const { rows } = await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-          return rows[0]!.standby;
-        },
-        checkMs: config.replicaCheckMs ?? 1_000,
-        readYourWritesMs: config.readYourWritesMs ?? 5_000,
-        log: (level, msg) => (level === 'warn' ? warn(msg) : options.info?.(msg)),
-      })
-    : null;
-  const sql: SqlReader = {
+function replicaRouter(
+  config: PostgresConfig,
+  reader: ReturnType<typeof preparedReader>,
+  log: { warn: (msg: string) => void; info?: (msg: string) => void },
+): ReplicaRouter<Pool> | null {
+  if (!config.replicaUrls?.length) return null;
+  return new ReplicaRouter<Pool>({
+    replicas: config.replicaUrls.map((url, i) => {
+      const name = `replica-${i + 1}`;
+      registerPoolName(driverUrl(url), name);
+      // Each replica may or may not be behind a pooler of its own: its URL says (`?pgbouncer=true`).
+      const pooled = pgbouncerFlag(url);
+      const replica = createPool({ ...config, pgbouncer: pooled }, url);
+      if (pooled) reader.unnamed(replica);
+      return { name, where: describeDbUrl(url), pool: replica };
+    }),
+    probe: async (replica) => {
+      const { rows } = await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+      return rows[0]!.standby;
+    },
+    checkMs: config.replicaCheckMs ?? 1_000,
+    readYourWritesMs: config.readYourWritesMs ?? 5_000,
+    log: (level, msg) => (level === 'warn' ? log.warn(msg) : log.info?.(msg)),
+  });
+}
+
+/** The SQL reader: a replica when the router has one for this read, the primary otherwise. */
+function routedReader(
+  run: ReturnType<typeof preparedReader>['run'],
+  pool: Pool,
+  router: ReplicaRouter<Pool> | null,
+  reads: { primary: number },
+  onStatement: CreateDatabaseOptions['onReaderStatement'],
+): SqlReader {
+  return {
     async query<T>(statement: Prisma.Sql) {
-      options.onReaderStatement?.(statement.text);
+      onStatement?.(statement.text);
       if (router) {
         // Reads change nothing: a replica failing at the server level costs a retry elsewhere, never the request.
         for (const replica of router.candidates()) {
@@ -395,18 +401,82 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       return run<T>(pool, statement);
     },
   };
-  if (router) {
-    await router.check();
-    const promoted = router.replicas.find((r) => r.reason?.startsWith('not a standby'));
-    if (promoted) {
-      await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
-      throw new DatabaseTopologyError(
-        `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
-          "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
-      );
-    }
-    router.start();
+}
+
+/**
+ * Checks every replica once before serving, and starts the periodic checks: a replica that is no
+ * standby (promoted) stops the start (DatabaseTopologyError), with every pool closed.
+ */
+async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Promise<void> {
+  await router.check();
+  const promoted = router.replicas.find((r) => r.reason?.startsWith('not a standby'));
+  if (promoted) {
+    await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
+    throw new DatabaseTopologyError(
+      `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
+        "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
+    );
   }
+  router.start();
+}
+
+/**
+ * Migrations under a session-level advisory lock, on DATABASE_DIRECT_URL's own client when there is
+ * one, else on a client of the pool (DATABASE_URL reaches the primary itself); behind a
+ * transaction-mode pooler without a direct URL, a lock per transaction instead.
+ */
+async function withMigrationLock<T>(
+  config: PostgresConfig,
+  pool: Pool,
+  fn: (session: SqlSession) => Promise<T>,
+): Promise<T> {
+  if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(pool, fn);
+  // The advisory lock belongs to a session: a client of its own on the primary itself.
+  const direct = config.directUrl
+    ? new Client({
+        connectionString: driverUrl(config.directUrl),
+        ...startupParameters({ ...config, pgbouncer: false }),
+      })
+    : null;
+  if (direct) {
+    direct.on('error', () => undefined);
+    await direct.connect();
+  }
+  const pooled = direct ? null : await pool.connect();
+  const client = (direct ?? pooled)!;
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await fn({
+        exec: async (sql) => {
+          await client.query(sql);
+        },
+        query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
+      });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    if (direct) await direct.end();
+    pooled?.release();
+  }
+}
+
+/**
+ * PostgreSQL: the primary's pool (Prisma, the reader's primary reads), a pool per replica (the
+ * reader's reads: src/db/read-routing.ts), LISTEN on a session of its own.
+ */
+async function createPostgresDatabase(config: PostgresConfig, options: CreateDatabaseOptions): Promise<Database> {
+  const warn = options.warn ?? ((msg: string) => console.warn(msg));
+  const pool = createPool(config, config.url);
+  registerPoolName(driverUrl(config.url), 'primary');
+  const prisma = new PrismaClient({ ...options.prismaOptions, adapter: new PrismaPg(pool) });
+  const reads = { primary: 0 };
+  const reader = preparedReader(warn);
+  if (config.pgbouncer) reader.unnamed(pool);
+  const router = replicaRouter(config, reader, { warn, info: options.info });
+  const sql = routedReader(reader.run, pool, router, reads, options.onReaderStatement);
+  if (router) await startReplicaChecks(router, pool);
   const listeners = listenerSet();
   // One LISTEN connection for every channel of this process (opened by the first `listen`). It needs a
   // session of its own: behind a transaction-mode pooler, only DATABASE_DIRECT_URL gives one.
@@ -440,39 +510,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       }
       return listeners.add(listener.listen(channel, handlers));
     },
-    async withMigrationSession(fn) {
-      if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(pool, fn);
-      // The advisory lock belongs to a session: a client of its own on the primary itself.
-      const direct = config.directUrl
-        ? new Client({
-            connectionString: driverUrl(config.directUrl),
-            ...startupParameters({ ...config, pgbouncer: false }),
-          })
-        : null;
-      if (direct) {
-        direct.on('error', () => undefined);
-        await direct.connect();
-      }
-      const pooled = direct ? null : await pool.connect();
-      const client = (direct ?? pooled)!;
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-        try {
-          return await fn({
-            exec: async (sql) => {
-              await client.query(sql);
-            },
-            query: async <T>(sql: string, params?: unknown[]) =>
-              (await client.query(sql, params as unknown[])).rows as T[],
-          });
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-        }
-      } finally {
-        if (direct) await direct.end();
-        pooled?.release();
-      }
-    },
+    withMigrationSession: (fn) => withMigrationLock(config, pool, fn),
     async close() {
       router?.stop();
       await listeners.stopAll();
