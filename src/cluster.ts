@@ -57,6 +57,148 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
+/** What the primary's workers need to know of the configuration. */
+interface PrimarySettings {
+  /** WEB_CONCURRENCY. */
+  workers: number;
+  /** Said in the "ready" line. */
+  databaseKind: Config['database']['kind'];
+  /** Each worker's own bound on draining; the primary waits SHUTDOWN_MARGIN_MS more before it kills. */
+  shutdownTimeoutMs: number;
+}
+
+/**
+ * The workers' slots and their lives: forks (the first alone, the others once it listens), replaces
+ * those that die (with a backoff for a crash loop), and drains them all on shutdown.
+ */
+class Primary {
+  readonly slots: Slot[];
+  /** Workers that listen (serve) now: the cluster_workers gauge. */
+  readonly serving = new Set<Worker>();
+  /** Workers replaced after they died: cluster_worker_restarts_total. */
+  readonly restarts = { total: 0 };
+  /** The cluster's /metrics server (METRICS_PORT), closed last. */
+  metricsServer: http.Server | null = null;
+  private stopping = false;
+  private ready = false;
+  private listening = 0;
+  private readonly exitCodes: number[] = [];
+  private failed = 0;
+  private killTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly settings: PrimarySettings,
+    private readonly log: Logger,
+  ) {
+    this.slots = Array.from({ length: settings.workers }, (_, i) => ({
+      index: i + 1,
+      worker: null,
+      startedAt: 0,
+      failures: 0,
+      timer: null,
+    }));
+  }
+
+  /** Workers alive (started and not exited). */
+  live(): number {
+    return this.slots.filter((s) => s.worker && !s.worker.isDead()).length;
+  }
+
+  fork(slot: Slot): void {
+    slot.timer = null;
+    const worker = cluster.fork({ PETSTORE_WORKER_SLOT: String(slot.index) });
+    slot.worker = worker;
+    slot.startedAt = Date.now();
+    this.log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker started');
+    worker.once('listening', (address) => this.onListening(slot, worker, address.port));
+    worker.once('exit', (code, signal) => this.onExit(slot, worker, code, signal));
+  }
+
+  private onListening(slot: Slot, worker: Worker, port: number): void {
+    const count = this.settings.workers;
+    this.serving.add(worker);
+    this.log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker listening');
+    if (this.ready) return;
+    this.listening++;
+    // The first worker started alone; the others follow once it listens.
+    if (this.listening === 1) for (const other of this.slots.slice(1)) this.fork(other);
+    if (this.listening === count) {
+      this.ready = true;
+      const graphql = `http://localhost:${port}/graphql`;
+      this.log.info({ workers: count, database: this.settings.databaseKind, graphql }, 'petstore gateway ready');
+    }
+  }
+
+  private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+    this.serving.delete(worker);
+    const lived = Date.now() - slot.startedAt;
+    if (slot.worker === worker) slot.worker = null;
+    const ids = { worker: worker.id, slot: slot.index, pid: worker.process.pid, code, signal };
+    if (this.stopping) {
+      this.log.info(ids, 'worker stopped');
+      this.exitCodes.push(code ?? 1);
+      if (this.live() === 0) void this.finish();
+      return;
+    }
+    if (!this.ready) {
+      // Its own fatal line said why: the start failed, whatever the other workers do.
+      this.log.fatal(
+        { worker: worker.id, pid: worker.process.pid, code, signal },
+        'a worker stopped before the gateway was ready (its line above says why): stopping',
+      );
+      this.startShutdown('SIGTERM', 1);
+      return;
+    }
+    slot.failures = lived < STABLE_AFTER_MS ? slot.failures + 1 : 1;
+    const delay = respawnDelay(slot.failures);
+    this.restarts.total++;
+    this.log.error({ ...ids, livedMs: lived, restartInMs: delay }, 'worker died; replacing it');
+    slot.timer = setTimeout(() => this.fork(slot), delay);
+  }
+
+  private async finish(): Promise<void> {
+    if (this.killTimer) clearTimeout(this.killTimer);
+    const metricsServer = this.metricsServer;
+    if (metricsServer) {
+      metricsServer.closeAllConnections();
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+    }
+    const code = this.failed || this.exitCodes.some((c) => c !== 0) ? 1 : 0;
+    this.log.info({ exitCodes: this.exitCodes }, code === 0 ? 'stopped' : 'stopped, not cleanly');
+    // pino writes asynchronously: flush before the process ends.
+    this.log.flush(() => process.exit(code));
+  }
+
+  /** Tells every worker to drain; a second call (a second signal) kills them and exits 1. */
+  startShutdown(signal: NodeJS.Signals, exitCode = 0): void {
+    if (this.stopping) {
+      this.log.error({ signal }, 'second signal: killing the workers left');
+      for (const slot of this.slots) slot.worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    this.stopping = true;
+    this.failed = exitCode;
+    for (const slot of this.slots) if (slot.timer) clearTimeout(slot.timer);
+    this.log.info({ signal, workers: this.live() }, 'shutting down: every worker finishes its in-flight requests');
+    for (const slot of this.slots) {
+      const worker = slot.worker;
+      if (!worker || worker.isDead()) continue;
+      // A message, not a signal: a worker also gets the signal itself when it was sent to the whole
+      // process group (a terminal's Ctrl-C, systemd), and drains once whichever comes first.
+      if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
+      else worker.process.kill('SIGTERM');
+    }
+    const timeoutMs = this.settings.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS;
+    this.killTimer = setTimeout(() => {
+      this.log.error({ timeoutMs }, 'workers did not stop in time: killing them');
+      for (const slot of this.slots) slot.worker?.process.kill('SIGKILL');
+      this.failed = 1;
+    }, timeoutMs);
+    this.killTimer.unref();
+    if (this.live() === 0) void this.finish();
+  }
+}
+
 /** Runs the primary until every worker has stopped; exits the process. */
 export async function runPrimary(config: Config): Promise<void> {
   const log: Logger = pino(loggerOptions(config)).child({ role: 'primary' });
@@ -75,138 +217,29 @@ export async function runPrimary(config: Config): Promise<void> {
         `can get up to ${count} times RATE_LIMIT_MAX (and its cost budget) per window; set REDIS_URL to share one count`,
     );
   }
+  const primary = new Primary(
+    { workers: count, databaseKind: config.database.kind, shutdownTimeoutMs: config.shutdownTimeoutMs },
+    log,
+  );
+  if (config.metrics.port > 0) {
+    primary.metricsServer = await serveClusterMetrics(
+      config.metrics,
+      log,
+      () => primary.serving.size,
+      primary.restarts,
+    );
+  }
 
-  const restarts = { total: 0 };
-  const metricsServer =
-    config.metrics.port > 0 ? await serveClusterMetrics(config, log, () => serving.size, restarts) : null;
-
-  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
-    index: i + 1,
-    worker: null,
-    startedAt: 0,
-    failures: 0,
-    timer: null,
-  }));
-  const live = () => slots.filter((s) => s.worker && !s.worker.isDead()).length;
-  /** Workers that listen (serve) now: the cluster_workers gauge. */
-  const serving = new Set<Worker>();
-  let stopping = false;
-  let ready = false;
-  let listening = 0;
-
-  const fork = (slot: Slot): void => {
-    slot.timer = null;
-    const worker = cluster.fork({ PETSTORE_WORKER_SLOT: String(slot.index) });
-    slot.worker = worker;
-    slot.startedAt = Date.now();
-    log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker started');
-    worker.once('listening', (address) => {
-      serving.add(worker);
-      log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker listening');
-      if (ready) return;
-      listening++;
-      // The first worker started alone; the others follow once it listens.
-      if (listening === 1) for (const other of slots.slice(1)) fork(other);
-      if (listening === count) {
-        ready = true;
-        const graphql = `http://localhost:${address.port}/graphql`;
-        log.info({ workers: count, database: config.database.kind, graphql }, 'petstore gateway ready');
-      }
-    });
-    worker.once('exit', (code, signal) => {
-      serving.delete(worker);
-      const lived = Date.now() - slot.startedAt;
-      if (slot.worker === worker) slot.worker = null;
-      if (stopping) {
-        log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid, code, signal }, 'worker stopped');
-        exitCodes.push(code ?? 1);
-        if (live() === 0) void finish();
-        return;
-      }
-      if (!ready) {
-        // Its own fatal line said why: the start failed, whatever the other workers do.
-        log.fatal(
-          { worker: worker.id, pid: worker.process.pid, code, signal },
-          'a worker stopped before the gateway was ready (its line above says why): stopping',
-        );
-        startShutdown('SIGTERM', 1);
-        return;
-      }
-      slot.failures = lived < STABLE_AFTER_MS ? slot.failures + 1 : 1;
-      const delay = respawnDelay(slot.failures);
-      restarts.total++;
-      log.error(
-        {
-          worker: worker.id,
-          slot: slot.index,
-          pid: worker.process.pid,
-          code,
-          signal,
-          livedMs: lived,
-          restartInMs: delay,
-        },
-        'worker died; replacing it',
-      );
-      slot.timer = setTimeout(() => fork(slot), delay);
-    });
-  };
-
-  const exitCodes: number[] = [];
-  let failed = 0;
-  let killTimer: NodeJS.Timeout | null = null;
-
-  const finish = async (): Promise<void> => {
-    if (killTimer) clearTimeout(killTimer);
-    if (metricsServer) {
-      metricsServer.closeAllConnections();
-      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
-    }
-    const code = failed || exitCodes.some((c) => c !== 0) ? 1 : 0;
-    log.info({ exitCodes }, code === 0 ? 'stopped' : 'stopped, not cleanly');
-    // pino writes asynchronously: flush before the process ends.
-    log.flush(() => process.exit(code));
-  };
-
-  const startShutdown = (signal: NodeJS.Signals, exitCode = 0): void => {
-    if (stopping) {
-      log.error({ signal }, 'second signal: killing the workers left');
-      for (const slot of slots) slot.worker?.process.kill('SIGKILL');
-      process.exit(1);
-    }
-    stopping = true;
-    failed = exitCode;
-    for (const slot of slots) if (slot.timer) clearTimeout(slot.timer);
-    log.info({ signal, workers: live() }, 'shutting down: every worker finishes its in-flight requests');
-    for (const slot of slots) {
-      const worker = slot.worker;
-      if (!worker || worker.isDead()) continue;
-      // A message, not a signal: a worker also gets the signal itself when it was sent to the whole
-      // process group (a terminal's Ctrl-C, systemd), and drains once whichever comes first.
-      if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
-      else worker.process.kill('SIGTERM');
-    }
-    killTimer = setTimeout(() => {
-      log.error(
-        { timeoutMs: config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS },
-        'workers did not stop in time: killing them',
-      );
-      for (const slot of slots) slot.worker?.process.kill('SIGKILL');
-      failed = 1;
-    }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS);
-    killTimer.unref();
-    if (live() === 0) void finish();
-  };
-
-  process.on('SIGTERM', () => startShutdown('SIGTERM'));
-  process.on('SIGINT', () => startShutdown('SIGINT'));
+  process.on('SIGTERM', () => primary.startShutdown('SIGTERM'));
+  process.on('SIGINT', () => primary.startShutdown('SIGINT'));
   process.on('SIGHUP', () => {
-    if (config.trustedDocuments.mode === 'off') return startShutdown('SIGHUP');
+    if (config.trustedDocuments.mode === 'off') return primary.startShutdown('SIGHUP');
     // Each worker re-reads the trusted documents' manifests (src/server.ts).
-    for (const slot of slots) slot.worker?.process.kill('SIGHUP');
+    for (const slot of primary.slots) slot.worker?.process.kill('SIGHUP');
   });
 
   log.info({ workers: count }, `starting ${count} workers`);
-  fork(slots[0]!);
+  primary.fork(primary.slots[0]!);
 }
 
 /**
@@ -214,7 +247,7 @@ export async function runPrimary(config: Config): Promise<void> {
  * AggregatorRegistry), then the primary's own: workers alive and replacements made.
  */
 async function serveClusterMetrics(
-  config: Config,
+  listen: Pick<Config['metrics'], 'host' | 'port'>,
   log: Logger,
   serving: () => number,
   restarts: { total: number },
@@ -254,17 +287,17 @@ async function serveClusterMetrics(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.metrics.port, config.metrics.host, () => {
+    server.listen(listen.port, listen.host, () => {
       server.off('error', reject);
       resolve();
     });
   }).catch((error: unknown) => {
     writeFatal(error, (e) => {
-      const line = explainListenError(e, { host: config.metrics.host, port: config.metrics.port });
+      const line = explainListenError(e, { host: listen.host, port: listen.port });
       return line && { message: line.message.replace(/PORT/g, 'METRICS_PORT'), setting: 'METRICS_PORT' };
     });
     process.exit(1);
   });
-  log.info({ metrics: `http://${config.metrics.host}:${config.metrics.port}/metrics` }, 'metrics listening');
+  log.info({ metrics: `http://${listen.host}:${listen.port}/metrics` }, 'metrics listening');
   return server;
 }
