@@ -9,11 +9,12 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, readEnvFile, type Config } from './config';
 import { buildApp } from './app';
 import { seedDemoData } from './modules/demo-seed';
 import { openDatabase } from './db/open';
+import type { Database } from './db/database';
 import { loggerOptions } from './http/request-log';
 import { checkPortFree, reportStartupFailure, StartupError } from './db/startup';
 import { readManifest, TrustedDocumentsError } from './policy/trusted-documents';
@@ -69,17 +70,12 @@ function listenAsWorker(hangUpStops: boolean): void {
   if (hangUpStops) process.on('SIGHUP', stop);
 }
 
-async function main(): Promise<void> {
-  const envFile = readEnvFile();
-  const config = loadConfig();
-  if (cluster.isWorker) {
-    listenAsWorker(config.trustedDocuments.mode === 'off');
-    // The primary may ask for metrics while this worker starts: it answers (empty) from now on.
-    joinClusterMetrics();
-  }
-  startingConfig = config;
-  const log = pino(loggerOptions(config));
-  if (envFile) log.info(`read ${envFile}`);
+/**
+ * What can be said before the database is opened: a pooler without a direct URL (a warning), and
+ * a bad trusted-documents manifest (a StartupError: it stops the start before the database is
+ * opened, seconds on a first start; buildApp reads the files again and validates the documents).
+ */
+function checkBeforeOpening(config: Pick<Config, 'database' | 'trustedDocuments'>, log: Logger): void {
   const settings = config.database;
   if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
     log.warn(
@@ -88,8 +84,6 @@ async function main(): Promise<void> {
         "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
     );
   }
-  // A bad manifest stops the start before the database is opened (seconds on a first start);
-  // buildApp reads the files again and validates the documents against the schema.
   if (config.trustedDocuments.mode !== 'off') {
     try {
       for (const file of config.trustedDocuments.files) readManifest(file);
@@ -98,54 +92,35 @@ async function main(): Promise<void> {
       throw error;
     }
   }
-  // A worker shares the port its primary checked and holds (src/cluster.ts): probing it here would
-  // find it taken.
-  if (!cluster.isWorker) await checkPortFree(config.host, config.port);
-  const db = await openDatabase(config, {
-    progress: (msg) => log.info(msg),
-    warn: (msg) => log.warn(msg),
-    info: (msg) => log.info(msg),
-  });
-  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
-  const app = await buildApp({ config, db, loggerInstance: log });
-  let adminSocket: FastifyInstance | undefined;
+}
 
-  /**
-   * The shutdown sequence, in order; anything that holds the process open gets its step here.
-   * 1. HTTP: stop accepting connections, let every in-flight request finish and be answered (each
-   *    answer during shutdown carries `Connection: close`, idle keep-alive sockets are closed at
-   *    once: app.ts), then Fastify's onClose hooks (Apollo, the API-key cache's listener, Redis).
-   * 2. The API-key admin socket (embedded database only).
-   * 3. The database, last: in-flight requests needed it.
-   * One SIGTERM/SIGINT runs it and exits 0; a second signal, or SHUTDOWN_TIMEOUT_MS passing, exits
-   * 1 at once (close-with-grace). Apollo's own signal handling is off (graphql/apollo.ts): Fastify
-   * owns shutdown.
-   */
-  const closers: Closer[] = [
-    { name: 'http', close: () => app.close() },
-    { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
-    { name: 'database', close: () => db.close() },
-  ];
-  // With trusted documents on, SIGHUP re-reads their manifests (below) instead of shutting down.
+/** With trusted documents on, SIGHUP re-reads their manifests instead of shutting down. */
+function reloadTrustedDocumentsOnHangUp(app: FastifyInstance): void {
   const trusted = app.trustedDocuments;
-  if (trusted) {
-    process.on('SIGHUP', () => {
-      try {
-        const documents = trusted.reload();
-        app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
-      } catch (error) {
-        // The list in use stays: a half-written or broken file must not take the service down.
-        app.log.error(
-          { err: { message: (error as Error).message } },
-          'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
-        );
-      }
-    });
-  }
+  if (!trusted) return;
+  process.on('SIGHUP', () => {
+    try {
+      const documents = trusted.reload();
+      app.log.info({ documents }, 'SIGHUP: trusted documents re-read');
+    } catch (error) {
+      // The list in use stays: a half-written or broken file must not take the service down.
+      app.log.error(
+        { err: { message: (error as Error).message } },
+        'SIGHUP: trusted documents NOT re-read, the previous list stays in use',
+      );
+    }
+  });
+}
+
+/**
+ * Runs `closers` in order on SIGTERM/SIGINT (SIGHUP too, without trusted documents), on an uncaught
+ * error, or when a worker is told to drain (drainWorker); logs each step that fails, then "stopped".
+ */
+function closeGracefully(app: FastifyInstance, closers: Closer[], shutdownTimeoutMs: number): void {
   // A worker's SIGTERM, SIGINT and SIGHUP are listenAsWorker's (above).
-  const skip: ('SIGHUP' | 'SIGTERM' | 'SIGINT')[] = trusted || cluster.isWorker ? ['SIGHUP'] : [];
+  const skip: ('SIGHUP' | 'SIGTERM' | 'SIGINT')[] = app.trustedDocuments || cluster.isWorker ? ['SIGHUP'] : [];
   if (cluster.isWorker) skip.push('SIGTERM', 'SIGINT');
-  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, skip }, async ({ signal, err }) => {
+  const grace = closeWithGrace({ delay: shutdownTimeoutMs, skip }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal: signal ?? 'the primary' }, 'shutting down: finishing in-flight requests');
     for (const closer of closers) {
@@ -159,23 +134,79 @@ async function main(): Promise<void> {
     await shutdownTracing();
   });
   drainWorker = () => void grace.close();
-  await app.listen({ host: config.host, port: config.port });
-  // The embedded database can be opened by this process only: `npm run apikey` goes through here.
-  if (config.database.kind === 'pglite' && config.database.dataDir) {
-    const socket = adminSocketPath(config.database.dataDir);
-    if (socket.length <= MAX_SOCKET_PATH) {
-      adminSocket = await startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log), async () => {
-        const line = await seedDemoData(db);
-        app.log.info(line);
-        return line;
-      });
-    } else {
-      app.log.warn(
-        { socket },
-        'data directory path too long for the API-key admin socket; stop the server to manage keys',
-      );
-    }
+}
+
+/**
+ * The API-key admin socket (embedded database only: it can be opened by this process only, so
+ * `npm run apikey` goes through here); undefined for PostgreSQL, or when the path is too long.
+ */
+async function startKeyAdminSocket(
+  database: Config['database'],
+  db: Database,
+  app: FastifyInstance,
+): Promise<FastifyInstance | undefined> {
+  if (database.kind !== 'pglite' || !database.dataDir) return undefined;
+  const socket = adminSocketPath(database.dataDir);
+  if (socket.length > MAX_SOCKET_PATH) {
+    app.log.warn(
+      { socket },
+      'data directory path too long for the API-key admin socket; stop the server to manage keys',
+    );
+    return undefined;
   }
+  return startAdminSocket(socket, new ApiKeyService(db.prisma, undefined, app.log), async () => {
+    const line = await seedDemoData(db);
+    app.log.info(line);
+    return line;
+  });
+}
+
+async function main(): Promise<void> {
+  const envFile = readEnvFile();
+  const config = loadConfig();
+  if (cluster.isWorker) {
+    listenAsWorker(config.trustedDocuments.mode === 'off');
+    // The primary may ask for metrics while this worker starts: it answers (empty) from now on.
+    joinClusterMetrics();
+  }
+  startingConfig = config;
+  const log = pino(loggerOptions(config));
+  if (envFile) log.info(`read ${envFile}`);
+  checkBeforeOpening(config, log);
+  // A worker shares the port its primary checked and holds (src/cluster.ts): probing it here would
+  // find it taken.
+  if (!cluster.isWorker) await checkPortFree(config.host, config.port);
+  const db = await openDatabase(config, {
+    progress: (msg) => log.info(msg),
+    warn: (msg) => log.warn(msg),
+    info: (msg) => log.info(msg),
+  });
+  if (tracingEnabled() && db.pglite) tracePglite(db.pglite);
+  const app = await buildApp({ config, db, loggerInstance: log });
+  // Started once the app listens (below); the shutdown closes it if it was.
+  let adminSocket: FastifyInstance | undefined = undefined;
+
+  /**
+   * The shutdown sequence, in order; anything that holds the process open gets its step here.
+   * 1. HTTP: stop accepting connections, let every in-flight request finish and be answered (each
+   *    answer during shutdown carries `Connection: close`, idle keep-alive sockets are closed at
+   *    once: http/http-basics.plugin.ts), then Fastify's onClose hooks (Apollo, the API-key cache's
+   *    listener, Redis).
+   * 2. The API-key admin socket (embedded database only).
+   * 3. The database, last: in-flight requests needed it.
+   * One SIGTERM/SIGINT runs it and exits 0; a second signal, or SHUTDOWN_TIMEOUT_MS passing, exits
+   * 1 at once (close-with-grace). Apollo's own signal handling is off (graphql/apollo.ts): Fastify
+   * owns shutdown.
+   */
+  const closers: Closer[] = [
+    { name: 'http', close: () => app.close() },
+    { name: 'admin socket', close: async () => void (await adminSocket?.close()) },
+    { name: 'database', close: () => db.close() },
+  ];
+  reloadTrustedDocumentsOnHangUp(app);
+  closeGracefully(app, closers, config.shutdownTimeoutMs);
+  await app.listen({ host: config.host, port: config.port });
+  adminSocket = await startKeyAdminSocket(config.database, db, app);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const graphql = `http://localhost:${port}/graphql`;
