@@ -538,6 +538,67 @@ export function pgbouncerFlag(url: string): boolean {
   }
 }
 
+/** The environment as validated (envSchema's output). */
+type Env = z.output<typeof envSchema>;
+
+/**
+ * The explorer at GET /graphql. Sandbox and introspection help developers; in production they are
+ * off unless asked for. GRAPHQL_LANDING_PAGE (the older setting) still works: false is `off`, true is `sandbox`.
+ */
+function explorerOf(e: Env, production: boolean): Explorer {
+  return (
+    e.EXPLORER ??
+    (e.GRAPHQL_LANDING_PAGE === undefined
+      ? production
+        ? 'off'
+        : 'sandbox'
+      : e.GRAPHQL_LANDING_PAGE
+        ? 'sandbox'
+        : 'off')
+  );
+}
+
+/** PostgreSQL when DATABASE_URL is set (with its pooler, direct URL and replicas), PGlite otherwise. */
+function databaseConfig(e: Env): DatabaseConfig {
+  return e.DATABASE_URL
+    ? {
+        kind: 'postgres',
+        url: e.DATABASE_URL,
+        poolSize: e.DB_POOL_SIZE,
+        connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+        pgbouncer: pgbouncerFlag(e.DATABASE_URL),
+        ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
+        ...(e.DATABASE_REPLICA_URLS?.length ? { replicaUrls: e.DATABASE_REPLICA_URLS } : {}),
+        readYourWritesMs: e.DB_READ_YOUR_WRITES_MS,
+        replicaCheckMs: e.DB_REPLICA_CHECK_MS,
+      }
+    : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) };
+}
+
+/** Access tokens: JWTs from an identity provider (AUTH_JWT_*), dev tokens signed locally (AUTH_DEV_TOKENS). */
+function authConfig(e: Env): AuthConfig {
+  return {
+    jwt:
+      e.AUTH_JWT_ISSUER && e.AUTH_JWT_AUDIENCE
+        ? {
+            issuer: e.AUTH_JWT_ISSUER,
+            audience: e.AUTH_JWT_AUDIENCE,
+            jwksUrl: e.AUTH_JWT_JWKS_URL ?? null,
+            clockToleranceS: e.AUTH_JWT_CLOCK_TOLERANCE_S,
+            fetchTimeoutMs: e.AUTH_JWT_FETCH_TIMEOUT_MS,
+            cooldownMs: e.AUTH_JWKS_COOLDOWN_MS,
+          }
+        : null,
+    dev: e.AUTH_DEV_TOKENS
+      ? {
+          keyFile: path.resolve(projectRoot, e.AUTH_DEV_KEY_FILE),
+          audience: e.AUTH_JWT_AUDIENCE ?? DEV_TOKEN_AUDIENCE,
+        }
+      : null,
+  };
+}
+
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -546,17 +607,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
-  // Sandbox and introspection help developers; in production they are off unless asked for.
-  // GRAPHQL_LANDING_PAGE (the older setting) still works: false is `off`, true is `sandbox`.
-  const explorer: Explorer =
-    e.EXPLORER ??
-    (e.GRAPHQL_LANDING_PAGE === undefined
-      ? production
-        ? 'off'
-        : 'sandbox'
-      : e.GRAPHQL_LANDING_PAGE
-        ? 'sandbox'
-        : 'off');
+  const explorer = explorerOf(e, production);
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -564,20 +615,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     // Readable logs for a person at a terminal in development; JSON lines wherever a machine reads them.
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' && process.stdout.isTTY ? 'pretty' : 'json'),
-    database: e.DATABASE_URL
-      ? {
-          kind: 'postgres',
-          url: e.DATABASE_URL,
-          poolSize: e.DB_POOL_SIZE,
-          connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
-          statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
-          pgbouncer: pgbouncerFlag(e.DATABASE_URL),
-          ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
-          ...(e.DATABASE_REPLICA_URLS?.length ? { replicaUrls: e.DATABASE_REPLICA_URLS } : {}),
-          readYourWritesMs: e.DB_READ_YOUR_WRITES_MS,
-          replicaCheckMs: e.DB_REPLICA_CHECK_MS,
-        }
-      : { kind: 'pglite', dataDir: path.resolve(projectRoot, e.PGLITE_DATA_DIR) },
+    database: databaseConfig(e),
     databaseStartupRetryMs: e.DB_STARTUP_RETRY_MS,
     graphql: {
       explorer,
@@ -611,25 +649,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : { points: e.RATE_LIMIT_COST_BUDGET, byScope: e.RATE_LIMIT_COST_BUDGET_BY_SCOPE ?? {} },
     },
     apiKeys: { cacheTtlMs: e.API_KEY_CACHE_TTL_MS },
-    auth: {
-      jwt:
-        e.AUTH_JWT_ISSUER && e.AUTH_JWT_AUDIENCE
-          ? {
-              issuer: e.AUTH_JWT_ISSUER,
-              audience: e.AUTH_JWT_AUDIENCE,
-              jwksUrl: e.AUTH_JWT_JWKS_URL ?? null,
-              clockToleranceS: e.AUTH_JWT_CLOCK_TOLERANCE_S,
-              fetchTimeoutMs: e.AUTH_JWT_FETCH_TIMEOUT_MS,
-              cooldownMs: e.AUTH_JWKS_COOLDOWN_MS,
-            }
-          : null,
-      dev: e.AUTH_DEV_TOKENS
-        ? {
-            keyFile: path.resolve(projectRoot, e.AUTH_DEV_KEY_FILE),
-            audience: e.AUTH_JWT_AUDIENCE ?? DEV_TOKEN_AUDIENCE,
-          }
-        : null,
-    },
+    auth: authConfig(e),
     securityHeaders: e.SECURITY_HEADERS,
     rest: {
       petsPath: {
