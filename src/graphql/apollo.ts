@@ -21,7 +21,7 @@ import type { TrustedDocuments } from '../policy/trusted-documents';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
- * lets in-flight requests finish, then stops Apollo (app.ts). Apollo's Fastify drain plugin is not
+ * lets in-flight requests finish, then stops Apollo (graphql.plugin.ts). Apollo's Fastify drain plugin is not
  * used because it closes Fastify from inside Apollo's stop, which deadlocks with that order.
  */
 export async function createApollo(
@@ -70,7 +70,7 @@ export async function createApollo(
     // forgery needs an ambient credential (a cookie); this service accepts Bearer keys only, and a
     // browser sends an Authorization header cross-site only after a CORS preflight. What stays
     // refused: a mutation over GET (405, Apollo), and a POST whose body is not JSON (415: Fastify has
-    // no parser for text/plain, form or multipart bodies, see app.ts). docs/clients.md, CSRF.
+    // no parser for text/plain, form or multipart bodies, see http/http-basics.plugin.ts). docs/clients.md, CSRF.
     csrfPrevention: false,
     // Batches (a JSON array of operations) are accepted up to GRAPHQL_BATCH_MAX operations; each is
     // counted by the rate limit and checked by every limit on its own (src/policy/batching.ts).

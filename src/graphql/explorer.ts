@@ -81,7 +81,7 @@ export async function registerExplorerAssets(app: FastifyInstance): Promise<void
 
 /**
  * The page's own Content-Security-Policy (a <meta>, as Apollo's landing page does; helmet's strict
- * header is left off this one route in app.ts): scripts only from here and Apollo's Sandbox CDN, no
+ * header is left off this one route in graphql.plugin.ts): scripts only from here and Apollo's Sandbox CDN, no
  * inline script, the Sandbox's frame, and connections to this origin (HTTP and WebSocket).
  */
 const CSP = [

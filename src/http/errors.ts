@@ -66,7 +66,7 @@ export function errorBody(error: unknown): ErrorBody | null {
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
-    // 415: a body that is not JSON (text/plain, form, multipart): see app.ts.
+    // 415: a body that is not JSON (text/plain, form, multipart): see http-basics.plugin.ts.
     const code = CODE_BY_STATUS[status] ?? ErrorCode.BAD_REQUEST;
     return { code, message: e.message, status: CODE_BY_STATUS[status] ? status : 400 };
   }
@@ -126,7 +126,7 @@ function collectRoutes(app: FastifyInstance): (path: string) => string[] {
   };
 }
 
-/** The one body type this server parses (text/plain is removed on purpose: app.ts, the CSRF rule). */
+/** The one body type this server parses (text/plain is removed on purpose: http-basics.plugin.ts, the CSRF rule). */
 export const ACCEPTED_BODY_TYPE = 'application/json';
 
 /**

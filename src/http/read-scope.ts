@@ -21,14 +21,14 @@ function callerOf(request: FastifyRequest): string {
  * primary while it is open, or while Redis cannot say.
  */
 export interface RequestReadScopes {
-  /** Adds the hooks (app.ts: right after the upgrade guard, before every other hook). */
+  /** Adds the hooks (http-basics.plugin.ts: right after the upgrade guard, before every other hook). */
   register(app: FastifyInstance): void;
-  /** Shares the windows through Redis, once the rate limit's connection exists (app.ts). */
+  /** Shares the windows through Redis, once the rate limit's connection exists (access.plugin.ts). */
   share(through: SharedReadYourWrites): void;
 }
 
 export function requestReadScopes(noteWrite: (caller: string) => void): RequestReadScopes {
-  // Set once the rate limit's Redis connection exists (app.ts); the hooks are registered first.
+  // Set once the rate limit's Redis connection exists (access.plugin.ts); the hooks are registered first.
   let shared: SharedReadYourWrites | null = null;
   const scopes = new WeakMap<FastifyRequest, ReadScope>();
   const recordWrite = async (request: FastifyRequest) => {

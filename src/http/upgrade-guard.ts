@@ -27,8 +27,8 @@ import type { FastifyInstance } from 'fastify';
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
 
 /**
- * Installs the guard: call it before any other `onRequest` hook is added (app.ts does it first
- * thing); the watchdog attaches itself when the app is ready (after @fastify/websocket registered).
+ * Installs the guard: call it before any other `onRequest` hook is added (http-basics.plugin.ts does
+ * it first thing, and app.ts registers that plugin first); the watchdog attaches itself when the app is ready (after @fastify/websocket registered).
  */
 export function registerUpgradeGuard(app: FastifyInstance, requestTimeoutMs: number): void {
   app.addHook('onRequest', async (request, reply) => {

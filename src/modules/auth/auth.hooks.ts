@@ -1,6 +1,6 @@
 /**
  * Who is calling, once per request, for GraphQL and REST alike, in three onRequest steps around the
- * rate limit (app.ts registers them in this order):
+ * rate limit (src/http/access.plugin.ts registers them in this order):
  *
  * 1. `registerCallerResolution` reads the Authorization header without touching the database: none
  *    means anonymous; a malformed header is remembered as a failure (not thrown yet); a key this

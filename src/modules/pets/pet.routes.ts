@@ -1,6 +1,7 @@
 /**
  * GET /pets/{petId}: the legacy read of one pet, deprecated with a sunset date (the lifecycle headers
- * and the 410 after the sunset are src/http/deprecation.ts, registered in app.ts for PET_BY_ID_URL).
+ * and the 410 after the sunset are src/http/deprecation.ts, registered by src/http/rest.plugin.ts for
+ * PET_BY_ID_URL).
  * Thin: the pet comes from PetService.require, as in GraphQL.
  */
 import type { FastifyInstance } from 'fastify';
