@@ -198,7 +198,8 @@ function sendHit(request: FastifyRequest, reply: FastifyReply, answer: CachedAns
 
 /** The route's preHandler: answers a hit; notes a miss on the request, for `onSend` to store. */
 function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
-  return async (request, reply) => {
+  // Named: printRoutes({ includeHooks: true }) lists the route's hooks by name.
+  const lookup: GraphQLCache['lookup'] = async (request, reply) => {
     request.responseCacheMiss = null;
     // Credentials of any kind (a key, a token, a malformed header) are never served from the cache.
     if (!store || request.headers.authorization !== undefined || request.headers.upgrade !== undefined) return;
@@ -221,6 +222,7 @@ function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
     store.stats.misses++;
     request.responseCacheMiss = { key, gen: found.gen };
   };
+  return lookup;
 }
 
 /**
@@ -232,7 +234,7 @@ function cacheOnSend(
   ttlMs: number,
   store: ResponseCacheStore | null,
 ): GraphQLCache['onSend'] {
-  return async (request, reply, payload) => {
+  const onSend: GraphQLCache['onSend'] = async (request, reply, payload) => {
     const marker = reply.getHeader(CACHE_POLICY_HEADER);
     if (marker === undefined) {
       // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook.
@@ -270,6 +272,7 @@ function cacheOnSend(
     }
     return payload;
   };
+  return onSend;
 }
 
 /**
