@@ -224,8 +224,8 @@ export interface PageSql<T> {
  * `LIMIT 21`). The size is a validated integer of 1-100 (`checkSize`): at most 100 texts per shape,
  * within the bound on named statements (src/db/database.ts).
  */
-export function limitSql(window: PageWindow): Prisma.Sql {
-  const n = window.limit + 1;
+export function limitSql(window: PageWindow, extraRow = true): Prisma.Sql {
+  const n = window.limit + (extraRow ? 1 : 0);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`page limit out of range: ${n}`);
   return Prisma.raw(`LIMIT ${n}`);
 }
