@@ -400,7 +400,9 @@ function fromColumns(columns: Columns, plan: ObjectPlan): Record<string | symbol
 function fromPage(columns: Columns, plan: RelationPlan): unknown {
   const literal = columns.next() as string;
   const count = plan.counted ? Number(columns.next()) : 0;
-  const nodes = (parseArray(literal) as unknown as unknown[][]).map((values) => fromColumns(new Columns(values, true), plan.child)!);
+  const nodes = (parseArray(literal) as unknown as unknown[][]).map((values) =>
+    fromColumns(new Columns(values, true), plan.child)!,
+  );
   return page(nodes, plan, count);
 }
 
@@ -509,5 +511,8 @@ export async function readRelationsOf(
   const result = await services.reader.query<Record<string, unknown>>(
     Prisma.sql`SELECT ${compilation.select(relationsOnly, [Prisma.sql`${alias}."$ord" AS ord`])} FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan)} ORDER BY ${alias}."$ord"`,
   );
-  return result.map((row, i) => ({ ...rows[i], ...fromColumns(new Columns(Object.values(row), false, 1), relationsOnly)! }));
+  return result.map((row, i) => ({
+    ...rows[i],
+    ...fromColumns(new Columns(Object.values(row), false, 1), relationsOnly)!,
+  }));
 }
