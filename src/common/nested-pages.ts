@@ -30,8 +30,10 @@ export function nestedPageSql<T extends { id: bigint }>(q: {
   const where = [Prisma.sql`${Prisma.raw(q.parentColumn)} = ${q.parent}`, ...q.conditions];
   const seek = window.cursor ? [Prisma.sql`id ${Prisma.raw(asc ? '>' : '<')} ${window.cursor[0] as bigint}`] : [];
   const table = Prisma.raw(q.table);
+  const rows = Prisma.sql`SELECT ${Prisma.raw(q.select)} FROM ${table} WHERE ${Prisma.join([...where, ...seek], ' AND ')}`;
   return {
-    statement: Prisma.sql`SELECT ${Prisma.raw(q.select)} FROM ${table} WHERE ${Prisma.join([...where, ...seek], ' AND ')} ORDER BY id ${Prisma.raw(asc ? 'ASC' : 'DESC')} ${limitSql(window)}`,
+    statement: Prisma.sql`${rows} ORDER BY id ${Prisma.raw(asc ? 'ASC' : 'DESC')} ${limitSql(window)}`,
+    rows,
     count: Prisma.sql`SELECT count(*)::int FROM ${table} WHERE ${Prisma.join(where, ' AND ')}`,
     window,
     sort: q.sort,

@@ -210,6 +210,13 @@ export async function countRows(
  */
 export interface PageSql<T> {
   statement: Prisma.Sql;
+  /**
+   * The page's candidate rows, unordered and unlimited: `SELECT <select> FROM <from> WHERE <filter
+   * and cursor>`, for the read compiler to join its to-one relations to and then order and cut
+   * (`ORDER BY` over `windowOrderBy`, `limitSql`), so that PostgreSQL probes each relation for the
+   * page's rows only, below the `LIMIT` (a plain subquery: the planner pulls it up into the join).
+   */
+  rows: Prisma.Sql;
   count: Prisma.Sql;
   window: PageWindow;
   sort: Sort<T>;
@@ -224,8 +231,8 @@ export interface PageSql<T> {
  * `LIMIT 21`). The size is a validated integer of 1-100 (`checkSize`): at most 100 texts per shape,
  * within the bound on named statements (src/db/database.ts).
  */
-export function limitSql(window: PageWindow): Prisma.Sql {
-  const n = window.limit + 1;
+export function limitSql(window: PageWindow, extraRow = true): Prisma.Sql {
+  const n = window.limit + (extraRow ? 1 : 0);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`page limit out of range: ${n}`);
   return Prisma.raw(`LIMIT ${n}`);
 }
@@ -234,8 +241,10 @@ export function limitSql(window: PageWindow): Prisma.Sql {
 export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql<T> {
   const window = pageWindow(args, sort);
   const seek = keysetCondition(sort, window);
+  const where = whereClause(seek ? [...q.conditions, seek] : q.conditions);
   return {
-    statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${whereClause(seek ? [...q.conditions, seek] : q.conditions)} ORDER BY ${keysetOrderBy(sort, window)} ${limitSql(window)}`,
+    statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${keysetOrderBy(sort, window)} ${limitSql(window)}`,
+    rows: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${where}`,
     count: Prisma.sql`SELECT count(*)::int FROM ${q.from} ${whereClause(q.conditions)}`,
     window,
     sort,

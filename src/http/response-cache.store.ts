@@ -20,9 +20,11 @@
  *   (lookups fail fast). A process whose connection came back moves the generation on before it
  *   serves again (its own writes, or a Redis restored from an older snapshot, may have been missed).
  */
+import v8 from 'node:v8';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { ResponseCacheStats } from '../common/response-cache-stats';
+import { ConfigError } from '../config';
 export type { ResponseCacheStats };
 
 /** An answer as stored: what a hit sends back, and the generation it was computed in. */
@@ -71,7 +73,19 @@ export class MemoryStore implements ResponseCacheStore {
   #synced = true;
   readonly #lru: LRUCache<string, CachedAnswer>;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, heapLimit = v8.getHeapStatistics().heap_size_limit) {
+    // The entries live in V8's heap, whose bound the deployment sets (the image's NODE_OPTIONS,
+    // docs/deployment.md "Memory"): a cache that could fill more than half of it would end the
+    // process with "heap out of memory" under load, long after start. Refused now, by name.
+    if (maxBytes > heapLimit / 2) {
+      const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
+      throw new ConfigError([
+        {
+          setting: 'RESPONSE_CACHE_MAX_BYTES',
+          message: `${mib(maxBytes)} is more than half of this process's heap limit (${mib(heapLimit)}): lower it, keep the cache in Redis (REDIS_URL), or raise --max-old-space-size in NODE_OPTIONS`,
+        },
+      ]);
+    }
     this.#lru = new LRUCache<string, CachedAnswer>({
       maxSize: maxBytes,
       maxEntrySize: Math.min(MAX_ENTRY_BYTES, maxBytes),

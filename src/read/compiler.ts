@@ -1,8 +1,10 @@
 /**
  * The read compiler: a root query field, with everything selected below it at any depth, becomes ONE
- * SQL statement, and PostgreSQL shapes the nested result (to-one relations as correlated subqueries,
- * connections as `json_agg` over the service's own page statement, `totalCount` as the service's
- * count statement beside it), the way PostGraphile and Hasura do.
+ * SQL statement, the way PostGraphile and Hasura do: the root field's rows as plain rows of columns,
+ * to-one relations joined beside their row (their columns inline), connections as the service's
+ * own page (its filter, cursor and order) with their rows as one text array per page, and
+ * `totalCount` as the service's count statement beside it. PostgreSQL builds no JSON; the gateway
+ * parses the arrays (`fromColumns`).
  *
  * The walk follows the validated operation as graphql-js executes it: `collectSubfields` resolves
  * fragments, aliases, type conditions and `@skip`/`@include` with the request's coerced variables,
@@ -27,10 +29,12 @@ import {
   type GraphQLResolveInfo,
 } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields';
+import { types as pgTypes } from 'pg';
+import { parse as parseArray } from 'postgres-array';
 import { Prisma } from '../generated/prisma/client';
 import { AppError } from '../errors/app-error';
 import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
-import { buildPage, windowOrderBy, type PageSql } from '../common/pagination';
+import { buildPage, limitSql, windowOrderBy, type PageSql } from '../common/pagination';
 import type { Services } from '../modules/services';
 import { CompiledError, COMPILED } from './compiled';
 import {
@@ -67,9 +71,8 @@ interface RelationPlan {
   counted?: boolean;
   /**
    * The row a page reads beyond its size only says whether more follow (`hasNextPage`, or
-   * `hasPreviousPage` paging backward): when neither is selected and the rows carry relations,
-   * that row is cut before any of its relations are read (W6: 11 categories' pages of 11 pets, 121
-   * inventory probes, for 10 pages of 10 shown).
+   * `hasPreviousPage` paging backward): when neither is selected, that row is not read, nor any of
+   * its relations (W6: 11 categories' pages of 11 pets, 121 inventory probes, for 10 pages of 10).
    */
   trimmed?: boolean;
   /** The nested field's arguments were refused: its resolver throws this. */
@@ -216,68 +219,83 @@ class Compilation {
     const child = this.object(relation.target, selections);
     // Cursors are made of the sort's keys (`name` and `id` for pets by name), selected or not.
     for (const k of page.sort.keys) if (!child.scalars.includes(k.field)) child.scalars.push(k.field);
-    return { nodes, relation, child, page, counted, trimmed: !more && child.relations.length > 0 };
+    return { nodes, relation, child, page, counted, trimmed: !more };
   }
 
   /**
-   * One row of `plan.type`, read as `plan.alias`, as a JSON array: its scalars in `plan.scalars`
-   * order, then its relations' values in `plan.relations` order (those refused left out). Positions
-   * rather than keys: no key is written, sent or parsed per row.
+   * One row of `plan.type` as a list of values: its scalars in `plan.scalars` order, then each
+   * relation's, in `plan.relations` order (those refused left out): a to-one relation's values
+   * inline (all null when no row matched: its key is null), a connection's rows and, when counted,
+   * its count (`page`). Positions rather than keys: no key is written, sent or parsed per row.
+   *
+   * `text` false: the statement's own columns, for a root field's rows (the SQL reader parses int8
+   * to bigint, timestamptz to Date). `text` true: the elements of a row of a nested page, an array of
+   * text (`fromColumns` parses them by the column's kind). Either way PostgreSQL builds no JSON: W2's
+   * statement cost 0.21 ms of PostgreSQL CPU as one `json_agg` of `json_build_array` rows, W6's
+   * nested pages 0.47 ms as JSON and 0.33 ms as text arrays (bench/notes/explain.md).
    */
-  json(plan: ObjectPlan): Prisma.Sql {
-    const entry = OBJECTS[plan.type];
+  columns(plan: ObjectPlan, text: boolean): Prisma.Sql[] {
+    const cast = text ? '::text' : '';
     const parts: Prisma.Sql[] = plan.scalars.map((f) =>
-      Prisma.raw(
-        `${plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`}${(entry.scalars as Record<string, string>)[f] === 'id' ? '::text' : ''}`,
-      ),
+      Prisma.raw(`${plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`}${cast}`),
     );
     for (const relation of plan.relations) {
       if (relation.error) continue;
-      // A to-one relation's row is joined beside this one (`joins`): null when no row matched.
-      parts.push(
-        relation.relation.kind === 'one'
-          ? Prisma.sql`CASE WHEN ${Prisma.raw(`${relation.child.alias}.${quote(OBJECT_TYPES[relation.child.type].key)}`)} IS NOT NULL THEN ${this.json(relation.child)} END`
-          : this.value(relation, true),
-      );
-    }
-    return Prisma.sql`json_build_array(${Prisma.join(parts, ', ')})`;
-  }
-
-  /**
-   * One row of `plan.type` as plain columns of the statement's own rows, for the root field's rows
-   * (`rows`): its scalars as they are (the SQL reader parses int8 to bigint, timestamptz to Date),
-   * then each relation's: a to-one relation's columns inline (all null when no row matched), a
-   * connection's JSON value. PostgreSQL builds no JSON for the root's rows and their to-one chains,
-   * and the gateway parses none: W2's statement cost 0.21 ms of PostgreSQL CPU as one `json_agg`
-   * of `json_build_array` rows (see the commit's figures).
-   */
-  columns(plan: ObjectPlan): Prisma.Sql[] {
-    const parts: Prisma.Sql[] = plan.scalars.map((f) => Prisma.raw(plan.inherited?.[f] ?? `${plan.alias}.${quote(f)}`));
-    for (const relation of plan.relations) {
-      if (relation.error) continue;
-      if (relation.relation.kind === 'one') parts.push(...this.columns(relation.child));
-      else parts.push(this.value(relation, true));
+      if (relation.relation.kind === 'one') parts.push(...this.columns(relation.child, text));
+      else parts.push(...this.page(relation, text));
     }
     return parts;
   }
 
   /**
+   * A nested connection's values in its parent's row: its rows as ONE text value, PostgreSQL's literal
+   * of a two-dimensional text array (a row per page row, its `columns` as text), then its count when
+   * selected. The form PostGraphile gives nested lists (`array(select array[...]::text[])::text`).
+   */
+  private page(plan: RelationPlan, text: boolean): Prisma.Sql[] {
+    const rows = Prisma.sql`ARRAY(SELECT ARRAY[${Prisma.join(this.columns(plan.child, true), ', ')}] FROM ${this.pageRows(plan, true)})::text`;
+    if (!plan.counted) return [rows];
+    return [rows, text ? Prisma.sql`(${plan.page!.count})::text` : Prisma.sql`(${plan.page!.count})`];
+  }
+
+  /**
+   * A page's rows as a FROM item: the service's candidate rows (its filter and cursor, neither order
+   * nor limit), the to-one relations joined beside each, then the window's order and size. The
+   * joins come below the `LIMIT`, as PostGraphile writes them: the candidate rows are a plain
+   * subquery that PostgreSQL pulls up, so it walks the page's index in order and joins each row as
+   * it goes, stopping at the limit, where joining to a finished page (the compiler's earlier form)
+   * made it hash the whole target table for fifty rows (W2: inventory's 1,000 rows for 51 pets,
+   * 0.138 -> 0.102 ms of PostgreSQL CPU). The row a page reads beyond its size (it says whether more
+   * follow) is not read when no `hasNextPage`/`hasPreviousPage` is selected (`trimmed`).
+   */
+  private pageRows(plan: RelationPlan, correlated: boolean): Prisma.Sql {
+    const { child } = plan;
+    const page = plan.page!;
+    return Prisma.sql`(${page.rows}) ${Prisma.raw(child.alias)} ${this.joins(child, correlated)} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)} ${limitSql(page.window, !plan.trimmed)}`;
+  }
+
+  /**
    * The to-one relations below `plan` (and theirs, to any depth) as LEFT JOIN LATERALs, written after
-   * the FROM item that yields `plan`'s rows. At the statement's top level each is a simple subquery
-   * on a unique key, which PostgreSQL pulls up into a plain join (hash or nested loop, as the
-   * planner judges), where a correlated subquery per row (the compiler's first form) ran a sub-plan
-   * per row and relation: W2's statement took 0.81 ms of PostgreSQL CPU, 0.26 ms joined.
+   * the FROM item that yields `plan`'s rows. Each is a simple subquery on a unique key, which
+   * PostgreSQL pulls up into a plain join (hash, merge or nested loop, as the planner judges), where a
+   * correlated subquery per row (the compiler's first form) ran a sub-plan per row and relation: W2's
+   * statement took 0.81 ms of PostgreSQL CPU, 0.26 ms joined.
    *
-   * Inside a nested connection (`correlated`: its statement runs once per parent row), the planner
-   * costs the sub-plan as if it ran once, and hashes the whole target table to join a page of ten
-   * rows, again for every parent (W6: 0.47 ms -> 0.89 ms). There `LIMIT 1` (harmless on a unique
-   * key) keeps the join a per-row index probe, which is what it is worth there.
+   * Inside a nested page (`correlated`: its statement runs once per parent row), the planner costs
+   * the join as if it ran once and merges with (or hashes) the whole target table to join a page of
+   * ten rows, again for every parent (W6: a merge join read 186 inventory entries per category, 0.44
+   * ms against 0.23 ms probed). There `LIMIT 1` (harmless on a unique key) keeps the join a per-row
+   * index probe, which is what it is worth there.
    */
   joins(plan: ObjectPlan, correlated: boolean): Prisma.Sql {
     const parts: Prisma.Sql[] = [];
+    const limit = correlated ? Prisma.raw(' LIMIT 1') : Prisma.empty;
     for (const relation of plan.relations) {
       if (relation.error || relation.relation.kind !== 'one') continue;
-      parts.push(this.lateral(relation, correlated), this.joins(relation.child, correlated));
+      parts.push(
+        Prisma.sql`LEFT JOIN LATERAL (${this.rowsOf(relation)}${limit}) ${Prisma.raw(relation.child.alias)} ON true`,
+        this.joins(relation.child, correlated),
+      );
     }
     return parts.length ? Prisma.join(parts, ' ') : Prisma.empty;
   }
@@ -290,18 +308,10 @@ class Compilation {
     return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}`;
   }
 
-  private lateral(plan: RelationPlan, correlated: boolean): Prisma.Sql {
-    const limit = correlated ? Prisma.raw(' LIMIT 1') : Prisma.empty;
-    return Prisma.sql`LEFT JOIN LATERAL (${this.rowsOf(plan)}${limit}) ${Prisma.raw(plan.child.alias)} ON true`;
-  }
-
-  /**
-   * The SQL of a relation's value (for the parent row its plan names); `correlated` when it is
-   * evaluated once per row of an enclosing statement (a nested connection).
-   */
-  value(plan: RelationPlan, correlated = false): Prisma.Sql {
-    const { expr, from } = this.select(plan, correlated);
-    return Prisma.sql`(SELECT ${expr} FROM ${from})`;
+  /** `columns` as the statement's output columns, named `c0`, `c1`, ... (unique, in order). */
+  select(plan: ObjectPlan, first: Prisma.Sql[] = []): Prisma.Sql {
+    const columns = this.columns(plan, false).map((c, i) => Prisma.sql`${c} AS ${Prisma.raw(`c${i}`)}`);
+    return Prisma.join([...first, ...columns], ', ');
   }
 
   /**
@@ -310,16 +320,13 @@ class Compilation {
    */
   statement(plan: RelationPlan): Prisma.Sql {
     const { child } = plan;
-    const columns = this.columns(child).map((c, i) => Prisma.sql`${c} AS ${Prisma.raw(`c${i}`)}`);
-    const select = Prisma.join(columns, ', ');
+    const select = this.select(child);
     if (plan.relation.kind === 'one') {
       return Prisma.sql`SELECT ${select} FROM (${this.rowsOf(plan)}) ${Prisma.raw(child.alias)} ${this.joins(child, false)}`;
     }
     const page = plan.page!;
-    const rows = Prisma.sql`(${this.pageRows(plan)}) ${Prisma.raw(child.alias)} ${this.joins(child, false)}`;
-    if (!plan.counted) {
-      return Prisma.sql`SELECT ${select} FROM ${rows} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)}`;
-    }
+    const rows = Prisma.sql`SELECT ${select} FROM ${this.pageRows(plan, false)}`;
+    if (!plan.counted) return rows;
     // The sort keys are among the row's first columns, its scalars (`relation`).
     const order = Prisma.raw(
       page.sort.keys
@@ -329,69 +336,34 @@ class Compilation {
         )
         .join(', '),
     );
-    return Prisma.sql`SELECT c.n, r.* FROM (${page.count}) c(n) LEFT JOIN LATERAL (SELECT ${select} FROM ${rows}) r ON true ORDER BY ${order}`;
-  }
-
-  /** A page's rows: the service's page statement, its extra row cut when `trimmed`. */
-  private pageRows(plan: RelationPlan): Prisma.Sql {
-    const page = plan.page!;
-    return plan.trimmed
-      ? Prisma.sql`SELECT * FROM (${page.statement}) p ORDER BY ${windowOrderBy(page.sort, page.window, 'p')} LIMIT ${Prisma.raw(String(page.window.limit))}`
-      : page.statement;
-  }
-
-  /** A relation's value as an expression over its rows, and those rows (with their joins). */
-  private select(plan: RelationPlan, correlated: boolean): { expr: Prisma.Sql; from: Prisma.Sql } {
-    const { relation, child } = plan;
-    const alias = Prisma.raw(child.alias);
-    // Only a root field's to-one relation is a subquery of its own; below, they are joins (`json`).
-    if (relation.kind === 'one') {
-      return {
-        expr: this.json(child),
-        from: Prisma.sql`(${this.rowsOf(plan)}) ${alias} ${this.joins(child, correlated)}`,
-      };
-    }
-    const page = plan.page!;
-    const count = plan.counted ? Prisma.sql`, (${page.count})` : Prisma.empty;
-    const rows = this.pageRows(plan);
-    return {
-      expr: Prisma.sql`json_build_array(coalesce(json_agg(${this.json(child)} ORDER BY ${windowOrderBy(page.sort, page.window, child.alias)}), '[]'::json)${count})`,
-      from: Prisma.sql`(${rows}) ${alias} ${this.joins(child, correlated)}`,
-    };
+    return Prisma.sql`SELECT c.n, r.* FROM (${page.count}) c(n) LEFT JOIN LATERAL (${rows}) r ON true ORDER BY ${order}`;
   }
 }
-/** The row of `plan.type` from its JSON array (`Compilation.json`), its compiled relations stored on it. */
-function toObject(json: unknown[], plan: ObjectPlan): Record<string | symbol, unknown> {
-  const scalars = OBJECTS[plan.type].scalars as Record<string, string>;
-  const row: Record<string | symbol, unknown> = {};
-  let i = 0;
-  for (const field of plan.scalars) {
-    const value = json[i++];
-    const kind = scalars[field];
-    row[field] =
-      value == null
-        ? null
-        : kind === 'id'
-          ? BigInt(value as string)
-          : kind === 'datetime'
-            ? new Date(value as string)
-            : value;
+
+/** timestamptz's text as node-postgres parses it (the reader's own parser for root columns). */
+const parseTimestamp = pgTypes.getTypeParser(pgTypes.builtins.TIMESTAMPTZ, 'text') as (text: string) => Date;
+
+/** A column of a nested page's row, as text, parsed to what its field's resolver expects. */
+function fromText(text: string, kind: ScalarKind): unknown {
+  switch (kind) {
+    case 'id':
+      return BigInt(text);
+    case 'datetime':
+      return parseTimestamp(text);
+    case 'int':
+      return Number(text);
+    case 'bool':
+      return text === 'true';
+    case 'text':
+      return text;
   }
-  if (plan.relations.length) {
-    const compiled = new Map<FieldNode, unknown>();
-    for (const relation of plan.relations) {
-      const value = relation.error ? new CompiledError(relation.error) : toValue(json[i++], relation);
-      for (const node of relation.nodes) compiled.set(node, value);
-    }
-    row[COMPILED] = compiled;
-  }
-  return row;
 }
 
-/** Reads a row's columns (`Compilation.columns`) in order, from `at`. */
+/** Reads a row's values (`Compilation.columns`) in order, from `at`; `text`: a nested page's row. */
 class Columns {
   constructor(
     private readonly values: unknown[],
+    readonly text: boolean,
     public at = 0,
   ) {}
 
@@ -400,15 +372,18 @@ class Columns {
   }
 }
 
-/** The row of `plan.type` from its columns (`Compilation.columns`), or null when its key is null. */
+/**
+ * The row of `plan.type` from its values (`Compilation.columns`), its compiled relations stored on
+ * it, or null when its key is null (a to-one relation that matched no row). A plan without scalars
+ * (the relations of rows at hand, `readRelationsOf`) always yields its row.
+ */
 function fromColumns(columns: Columns, plan: ObjectPlan): Record<string | symbol, unknown> | null {
-  const key = OBJECT_TYPES[plan.type].key;
+  const kinds = OBJECTS[plan.type].scalars as Record<string, ScalarKind>;
   const row: Record<string | symbol, unknown> = {};
   for (const field of plan.scalars) {
     const value = columns.next();
-    // The reader parsed the types already; only an inherited column (`Pet.inventory`'s status) may
-    // be set on a row that did not match.
-    row[field] = value === undefined ? null : value;
+    // An inherited column (`Pet.inventory`'s status) may be set on a row that did not match.
+    row[field] = value == null ? null : columns.text ? fromText(value as string, kinds[field]!) : value;
   }
   let compiled: Map<FieldNode, unknown> | undefined;
   for (const relation of plan.relations) {
@@ -416,23 +391,34 @@ function fromColumns(columns: Columns, plan: ObjectPlan): Record<string | symbol
       ? new CompiledError(relation.error)
       : relation.relation.kind === 'one'
         ? fromColumns(columns, relation.child)
-        : toValue(columns.next(), relation);
+        : fromPage(columns, relation);
     compiled ??= new Map();
     for (const node of relation.nodes) compiled.set(node, value);
   }
-  if (row[key] == null) return null;
+  if (plan.scalars.length && row[OBJECT_TYPES[plan.type].key] == null) return null;
   if (compiled) row[COMPILED] = compiled;
   return row;
 }
 
-/** A relation's value from its JSON: a row or null, or a page (`[rows, count?]`). */
-function toValue(json: unknown, plan: RelationPlan): unknown {
-  if (plan.relation.kind === 'one') return json == null ? null : toObject(json as unknown[], plan.child);
-  const [rows, count] = json as [unknown[][], number | undefined];
+/**
+ * A nested connection's page from its values (`Compilation.page`): its rows from PostgreSQL's array
+ * literal, parsed with postgres-array (node-postgres's and Prisma's own parser of array literals,
+ * quoting and escapes included), then its count when counted.
+ */
+function fromPage(columns: Columns, plan: RelationPlan): unknown {
+  const literal = columns.next() as string;
+  const count = plan.counted ? Number(columns.next()) : 0;
+  const nodes = (parseArray(literal) as unknown as unknown[][]).map((values) =>
+    fromColumns(new Columns(values, true), plan.child)!,
+  );
+  return page(nodes, plan, count);
+}
+
+/** What a connection's resolver returns for `nodes` read in the page's window order. */
+function page(nodes: object[], plan: RelationPlan, count: number): unknown {
   const { window, sort } = plan.page!;
-  const nodes = rows.map((row) => toObject(row, plan.child));
-  const page = buildPage<object>(nodes, window, sort, () => Promise.resolve(count ?? 0));
-  return plan.counted ? { ...page, totalCount: count } : page;
+  const built = buildPage<object>(nodes, window, sort, () => Promise.resolve(count));
+  return plan.counted ? { ...built, totalCount: count } : built;
 }
 
 /**
@@ -459,18 +445,15 @@ export async function readTopLevel(
   const plan = compilation.relation(parentType, relation, info.fieldNodes, null);
   const rows = await services.reader.query<Record<string, unknown>>(compilation.statement(plan));
   if (plan.relation.kind === 'one')
-    return rows[0] ? fromColumns(new Columns(Object.values(rows[0])), plan.child) : null;
+    return rows[0] ? fromColumns(new Columns(Object.values(rows[0]), false), plan.child) : null;
   // A counted page's rows start with the count; an empty one is a single row of nulls beside it.
   const start = plan.counted ? 1 : 0;
   const nodes: object[] = [];
   for (const row of rows) {
-    const node = fromColumns(new Columns(Object.values(row), start), plan.child);
+    const node = fromColumns(new Columns(Object.values(row), false, start), plan.child);
     if (node) nodes.push(node);
   }
-  const { window, sort } = plan.page!;
-  const count = plan.counted ? (rows[0]?.n as number) : 0;
-  const page = buildPage<object>(nodes, window, sort, () => Promise.resolve(count));
-  return plan.counted ? { ...page, totalCount: count } : page;
+  return page(nodes, plan, plan.counted ? (rows[0]?.n as number) : 0);
 }
 
 /**
@@ -489,14 +472,20 @@ export async function readByKeys(
   const plan = compilation.object(type, nodes, true);
   const rows = OBJECTS[type].rows;
   const where = [Prisma.sql`${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])`, ...compilation.visible(type)];
-  const [row] = await services.reader.query<{ v: unknown[][] }>(
-    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(plan)}), '[]'::json) AS v FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
+  const result = await services.reader.query<Record<string, unknown>>(
+    Prisma.sql`SELECT ${compilation.select(plan)} FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
   );
-  return row!.v.map((json) => toObject(json, plan));
+  return result.map((row) => fromColumns(new Columns(Object.values(row), false), plan)!);
 }
 
 /** The SQL array type a carried field of given rows is bound as (`readRelationsOf`). */
-const ARRAY_TYPES: Record<ScalarKind, string> = { id: 'bigint[]', datetime: 'timestamptz[]', plain: 'text[]' };
+const ARRAY_TYPES: Record<ScalarKind, string> = {
+  id: 'bigint[]',
+  datetime: 'timestamptz[]',
+  int: 'int[]',
+  bool: 'boolean[]',
+  text: 'text[]',
+};
 
 /**
  * The relations that `nodes` select below rows already at hand (a mutation's result, an event's
@@ -526,8 +515,12 @@ export async function readRelationsOf(
   const columns = Prisma.raw([...carried, '$ord'].map(quote).join(', '));
   const relationsOnly: ObjectPlan = { ...plan, scalars: [] };
   const alias = Prisma.raw(plan.alias);
-  const [row] = await services.reader.query<{ v: unknown[][] }>(
-    Prisma.sql`SELECT coalesce(json_agg(${compilation.json(relationsOnly)} ORDER BY ${alias}."$ord"), '[]'::json) AS v FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan, false)}`,
+  // The ordinal first: a row has a column even when every relation selected was refused.
+  const result = await services.reader.query<Record<string, unknown>>(
+    Prisma.sql`SELECT ${compilation.select(relationsOnly, [Prisma.sql`${alias}."$ord" AS ord`])} FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan, false)} ORDER BY ${alias}."$ord"`,
   );
-  return row!.v.map((json, i) => ({ ...rows[i], ...toObject(json, relationsOnly) }));
+  return result.map((row, i) => ({
+    ...rows[i],
+    ...fromColumns(new Columns(Object.values(row), false, 1), relationsOnly)!,
+  }));
 }

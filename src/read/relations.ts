@@ -22,8 +22,12 @@ import { ownerOf } from '../modules/auth/caller';
 import { orderConditions } from '../modules/orders/order.access';
 import type { Viewer } from '../common/object-types';
 
-/** How a scalar field leaves PostgreSQL's JSON and becomes what its GraphQL type serialises. */
-export type ScalarKind = 'id' | 'datetime' | 'plain';
+/**
+ * What a scalar column is, for the rows of nested pages, which leave PostgreSQL as text (arrays of
+ * text, compiler.ts) and are parsed back in the gateway: an int8 key as bigint, a timestamptz as a
+ * Date, an int as a number, a boolean, or text as it is.
+ */
+export type ScalarKind = 'id' | 'datetime' | 'int' | 'bool' | 'text';
 
 export interface ObjectEntry {
   /**
@@ -43,22 +47,22 @@ export interface ObjectEntry {
 export const OBJECTS = {
   Pet: {
     rows: PET_ROWS,
-    scalars: { id: 'id', name: 'plain', categoryId: 'id', status: 'plain' },
+    scalars: { id: 'id', name: 'text', categoryId: 'id', status: 'text' },
     always: ['id', 'categoryId', 'status'],
   },
   Category: {
     rows: CATEGORY_ROWS,
-    scalars: { id: 'id', name: 'plain', description: 'plain' },
+    scalars: { id: 'id', name: 'text', description: 'text' },
     always: ['id'],
   },
   Order: {
     rows: ORDER_ROWS,
-    scalars: { id: 'id', petId: 'id', quantity: 'plain', shipDate: 'datetime', complete: 'plain' },
+    scalars: { id: 'id', petId: 'id', quantity: 'int', shipDate: 'datetime', complete: 'bool' },
     always: ['id', 'petId'],
   },
   InventoryItem: {
     rows: INVENTORY_ROWS,
-    scalars: { petId: 'id', quantity: 'plain', status: 'plain' },
+    scalars: { petId: 'id', quantity: 'int', status: 'text' },
     always: ['petId', 'status'],
   },
 } satisfies Record<ObjectTypeName, ObjectEntry>;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
+import { imageNodeOptions } from '../helpers/image-env';
 import { runScript } from '../helpers/server-process';
 import { usingPostgres } from '../helpers/test-database';
 
@@ -67,6 +68,23 @@ describe('fatal start-up lines', () => {
       }),
     ]);
     expect(stdout).toBe('');
+  });
+
+  it('refuse an in-process response cache over half the heap the image allows, naming RESPONSE_CACHE_MAX_BYTES', async () => {
+    const { code, lines } = await failed('src/main.js', {
+      NODE_ENV: 'production',
+      NODE_OPTIONS: imageNodeOptions(),
+      RESPONSE_CACHE_TTL_S: '60',
+      RESPONSE_CACHE_MAX_BYTES: String(512 * 1024 * 1024),
+    });
+    expect(code).toBe(1);
+    expect(parsed(lines)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting: 'RESPONSE_CACHE_MAX_BYTES',
+        msg: expect.stringMatching(/512 MiB is more than half of this process's heap limit \(\d+ MiB\)/),
+      }),
+    ]);
   });
 
   it('name the setting of an explained failure: a port in use is PORT', async () => {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describeIf } from '../helpers/describe-if';
+import { imageNodeOptions } from '../helpers/image-env';
 import { freePort, prepareDataDir } from '../helpers/server-process';
 import { usingPostgres } from '../helpers/test-database';
 
@@ -53,6 +54,9 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
+      // The image's heap settings: the default in-process response cache starts under them.
+      NODE_OPTIONS: imageNodeOptions(),
+      RESPONSE_CACHE_TTL_S: '5',
       HOST: '127.0.0.1',
       PORT: String(port),
       PGLITE_DATA_DIR: dataDir,
