@@ -85,8 +85,8 @@ export function parseOptions(): Options {
     countRequests: quick ? 5 : 50,
     halfRate: !quick,
     generated: num(values.generated, quick ? 50 : 200),
-    shapeMs: num(values['shape-ms'], quick ? 100 : 400),
-    shapeRounds: num(values['shape-rounds'], quick ? 1 : 2),
+    shapeMs: num(values['shape-ms'], 100),
+    shapeRounds: num(values['shape-rounds'], quick ? 2 : 6),
     shapeConcurrency: num(values['shape-concurrency'], 2),
     node,
   };

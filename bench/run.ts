@@ -25,8 +25,8 @@
  *   --targets LIST     e.g. T3 (default T0,T1,T2,T3; goals need all; T2 runs on PostgreSQL only)
  *   --workloads LIST   e.g. W1,W2,WG (default all)
  *   --generated N      generated shapes in WG (default 200; --quick 50), seed BENCH_GEN_SEED
- *   --shape-ms MS      WG shape by shape: ms per shape, target and round (default 400; --quick 100)
- *   --shape-rounds N   ... rounds, alternating which target goes first (default 2; --quick 1)
+ *   --shape-ms MS      WG shape by shape: ms per shape, target and round (default 100)
+ *   --shape-rounds N   ... rounds, alternating which target goes first (default 6; --quick 2)
  *   --shape-concurrency N  ... requests in flight (default 2)
  *   --node 24|current  the Node the targets run on (default 24, from the npm registry when needed)
  *   --baseline DIR     also run T3base: the gateway built in checkout DIR (A/B of one lever, one sitting)
