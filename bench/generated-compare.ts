@@ -54,6 +54,9 @@ export interface ShapeSide {
 export interface ShapeResult {
   index: number;
   rootFields: string[];
+  /** T3's document and variables (T2's are in `worst` and generated.ts). */
+  query: string;
+  variables: Record<string, unknown>;
   t3: ShapeSide;
   t2: ShapeSide;
   /** T3/T2: req/s (higher is better for T3), server and PostgreSQL CPU per request (lower is better). */
@@ -78,8 +81,6 @@ export interface Distribution {
 
 export interface WorstShape extends ShapeResult {
   metric: 'rps' | 'cpu' | 'pgCpu';
-  query: string;
-  variables: Record<string, unknown>;
   peerQuery: string;
   peerVariables: Record<string, unknown>;
 }
@@ -282,6 +283,8 @@ export async function compareGenerated(
         {
           index: shape.index,
           rootFields: shape.rootFields,
+          query: shape.query,
+          variables: shape.variables,
           t3: a,
           t2: b,
           ratio: { rps: a.rps / b.rps, cpu: a.cpuMsPerReq / b.cpuMsPerReq, pgCpu },
@@ -324,8 +327,6 @@ export async function compareGenerated(
       return {
         metric,
         ...r,
-        query: s.query,
-        variables: s.variables,
         peerQuery: s.peer!.query,
         peerVariables: s.peer!.variables,
       };
