@@ -1,7 +1,8 @@
 /** One database's pass of the benchmark: targets up, answers verified, statements counted, runs timed. */
 import { percentile, runLoad } from './load';
 import { measure, rotate } from './measure';
-import { prepareGenerated, type GeneratedWorkload } from './generated';
+import { generatedShapes, prepareGenerated, type GeneratedWorkload } from './generated';
+import { compareGenerated, type GeneratedComparison } from './generated-compare';
 import type { Options } from './options';
 import { checkOversell, snapshotW4 } from './oversell';
 import { ensurePeer, PEER_PG_MODULE } from './peer';
@@ -14,6 +15,7 @@ import { WORKLOADS, type WorkloadId } from './workloads';
 
 /** What one database's pass produced. */
 export interface DbOutcome {
+  db: DbKind;
   verifications: Verification[];
   sql: SqlCount[];
   runs: RunRecord[];
@@ -22,6 +24,8 @@ export interface DbOutcome {
   apiKeyNote: string;
   /** WG's shapes on this database, when it ran. */
   generated?: GeneratedWorkload;
+  /** WG shape by shape on T3 and T2 (PostgreSQL, both targets), when it ran. */
+  generatedComparison?: GeneratedComparison;
 }
 
 /**
@@ -37,7 +41,7 @@ export async function measureDb(
   node: string,
   pgUrl?: string,
 ): Promise<DbOutcome> {
-  const outcome: DbOutcome = { verifications: [], sql: [], runs: [], apiKeyNote: apiKey.note };
+  const outcome: DbOutcome = { db, verifications: [], sql: [], runs: [], apiKeyNote: apiKey.note };
   const headers: Record<string, string> = apiKey.key ? { authorization: `Bearer ${apiKey.key}` } : {};
   // Per-key rate limits (issue 5) would measure the limiter, not the gateway: raised for the bench.
   const extraEnv = { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_MS: '1000' };
@@ -64,8 +68,9 @@ export async function measureDb(
     log(`${db}: targets up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     pgCpu = db === 'postgres' && pgUrl ? await createPgCpuSampler(pgUrl) : null;
     const t3 = targets.find((t) => t.id === 'T3');
+    const t2 = targets.find((t) => t.id === 'T2');
     if (t3 && workloads.some((w) => w.id === 'WG'))
-      outcome.generated = await prepareGenerated(t3, headers, o.generated);
+      outcome.generated = await prepareGenerated(t3, headers, o.generated, t2);
     const w4Before =
       db === 'postgres' && pgUrl && workloads.some((w) => w.id === 'W4') ? await snapshotW4(pgUrl) : null;
     let w4Responses = 0;
@@ -108,6 +113,16 @@ export async function measureDb(
           outcome.runs.push(await measure(t, db, w.id, 1, o, headers, pgCpu, rate));
         }
       }
+    }
+
+    // WG shape by shape on T3 and T2: after the read rounds, before any write (the answers were
+    // compared on the seeded data).
+    if (t3 && t2 && timed('WG').includes('T2') && timed('WG').includes('T3')) {
+      outcome.generatedComparison = await compareGenerated(db, t3, t2, generatedShapes(), headers, pgCpu, {
+        ms: o.shapeMs,
+        rounds: o.shapeRounds,
+        concurrency: o.shapeConcurrency,
+      });
     }
 
     // W4 and W7 write (orders, stock): after every read, so all reads see the seeded data.

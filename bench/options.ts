@@ -20,6 +20,10 @@ export interface Options {
   halfRate: boolean;
   /** Generated read shapes in the WG workload (bench/generated.ts). */
   generated: number;
+  /** WG shape by shape on T3 and T2 (bench/generated-compare.ts): ms per run, rounds, requests in flight. */
+  shapeMs: number;
+  shapeRounds: number;
+  shapeConcurrency: number;
   /** The Node every target runs on: '24' (from the npm registry when this one is older) or 'current'. */
   node: '24' | 'current';
 }
@@ -37,6 +41,9 @@ export function parseOptions(): Options {
       workloads: { type: 'string' },
       soak: { type: 'string' },
       generated: { type: 'string' },
+      'shape-ms': { type: 'string' },
+      'shape-rounds': { type: 'string' },
+      'shape-concurrency': { type: 'string' },
       node: { type: 'string' },
       baseline: { type: 'string' },
     },
@@ -77,7 +84,10 @@ export function parseOptions(): Options {
     soakMin: num(values.soak, 0),
     countRequests: quick ? 5 : 50,
     halfRate: !quick,
-    generated: num(values.generated, quick ? 100 : 1000),
+    generated: num(values.generated, quick ? 50 : 200),
+    shapeMs: num(values['shape-ms'], 100),
+    shapeRounds: num(values['shape-rounds'], quick ? 2 : 6),
+    shapeConcurrency: num(values['shape-concurrency'], 2),
     node,
   };
 }

@@ -7,12 +7,14 @@
  *
  * PostGraphile generates its own schema (`allPets`, `rowId`, `categoryByCategoryId`, ...), so T2 gets
  * its own documents asking for the same rows in the same order, and its answers are compared with the
- * gateway's row for row after renaming its fields (`asGatewayAnswer`).
+ * gateway's row for row after renaming its fields (`asGatewayAnswer`). WG's generated shapes are
+ * translated by bench/peer-translate.ts instead, and compared there.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/config';
+import { peerGeneratedRequest } from './generated';
 import { graphqlBody, W2_PAGE, W3_PAGE, W6_PAGE, type RequestSpec, type WorkloadId } from './workloads';
 
 const PEER_DIR = path.join(projectRoot, 'bench', 'peer');
@@ -42,7 +44,7 @@ const W3 =
 const W6 =
   'query W6($first: Int!, $pets: Int!) { allCategories(first: $first, orderBy: PRIMARY_KEY_ASC) { nodes { rowId name petsByCategoryId(first: $pets, orderBy: PRIMARY_KEY_ASC) { nodes { rowId name status inventoryItemByPetId { quantity } } } } } }';
 
-/** T2's request for the i-th request of a workload (as `requestFor`), or null: not offered (W4, W5). */
+/** T2's request for the i-th request of a workload (as `requestFor`), or null: not offered (W4, W5, W7). */
 export function peerRequestFor(workload: WorkloadId, i: number, data: { pets: number }): RequestSpec | null {
   const post = (query: string, variables: Record<string, unknown>): RequestSpec => ({
     method: 'POST',
@@ -58,6 +60,9 @@ export function peerRequestFor(workload: WorkloadId, i: number, data: { pets: nu
       return post(W3, { first: W3_PAGE });
     case 'W6':
       return post(W6, { first: W6_PAGE, pets: W6_PAGE });
+    case 'WG':
+      // The generated shapes it answers alike, translated (bench/generated.ts, peer-translate.ts).
+      return peerGeneratedRequest(i);
     default:
       return null;
   }

@@ -1,6 +1,12 @@
-/** The report: medians per target, the goals of issues 6, 15 and 20, and the markdown table. */
+/**
+ * The report: medians per target, the goals of issues 6, 15 and 20, the markdown table, and WG shape
+ * by shape against T2 (issue 33: the distribution over the generated shapes).
+ */
 import { execSync } from 'node:child_process';
+import { parse, print } from 'graphql';
 import { projectRoot } from '../src/config';
+import type { GeneratedWorkload } from './generated';
+import type { GeneratedComparison } from './generated-compare';
 import { median, type Goal, type RunRecord, type SqlCount, type Summary } from './records';
 import type { TargetId } from './targets';
 import type { WorkloadId } from './workloads';
@@ -239,3 +245,134 @@ export function histogram(distribution: Record<string, number>): string {
     .map(([k, n]) => `${k}: ${n}`)
     .join(', ');
 }
+
+const RATIO_ROWS: { key: 'rps' | 'cpu' | 'pgCpu'; label: string; good: string }[] = [
+  { key: 'rps', label: 'req/s (higher: T3 faster)', good: '≥ 1' },
+  { key: 'cpu', label: 'server CPU per request', good: '≤ 1' },
+  { key: 'pgCpu', label: 'PostgreSQL CPU per request', good: '≤ 1' },
+];
+
+/**
+ * WG shape by shape (generated-compare.ts): the distribution over shapes of the per-shape ratios
+ * T3/T2, the skipped and differing shapes by reason, and the worst shapes by number.
+ */
+export function generatedMarkdown(c: GeneratedComparison, g: GeneratedWorkload | undefined, pointer = true): string {
+  const lines: string[] = [];
+  const peer = g?.peer;
+  lines.push(
+    `#### ${c.db} WG shape by shape, T3/T2: ${c.shapes} shapes, ${c.options.rounds} round(s) of ${c.options.ms} ms per shape and target at ${c.options.concurrency} in flight (${c.seconds.toFixed(0)} s)`,
+  );
+  lines.push('');
+  if (g && peer) {
+    const skipped = Object.values(peer.skipped).reduce((a, b) => a + b, 0);
+    lines.push(
+      `Of ${g.generated} generated shapes (seed ${g.seed}) T3 answered ${g.kept} without error; ${peer.same} translated and answered alike by T2 ` +
+        `(measured: ${c.shapes}${c.failed.length ? `, ${c.failed.length} left out for a failed answer` : ''}), ` +
+        `${peer.differs} translated but answered differently (dropped), ${skipped} not translatable:` +
+        Object.entries(peer.skipped)
+          .sort((a, b) => b[1] - a[1])
+          .map(([reason, n]) => ` ${n} ${reason};`)
+          .join('')
+          .replace(/;$/, '.'),
+    );
+    lines.push('');
+  }
+  lines.push('| T3/T2 per shape | min | p10 | p25 | median | p75 | p90 | max | geomean | T3 at least as good |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of RATIO_ROWS) {
+    const d = c.distribution[row.key];
+    if (!d) {
+      lines.push(`| ${row.label} | – | – | – | – | – | – | – | – | – |`);
+      continue;
+    }
+    lines.push(
+      `| ${row.label} | ${f(d.min, 2)} | ${f(d.p10, 2)} | ${f(d.p25, 2)} | ${f(d.median, 2)} | ${f(d.p75, 2)} | ${f(d.p90, 2)} | ${f(d.max, 2)} | ${f(d.geomean, 2)} | ${(d.atLeastAsGood * 100).toFixed(0)} % (ratio ${row.good}) |`,
+    );
+  }
+  lines.push('');
+  for (const row of RATIO_ROWS) {
+    const worst = c.worst.filter((w) => w.metric === row.key);
+    if (!worst.length) continue;
+    lines.push(
+      `Worst for T3 by ${row.label}: ` +
+        worst.map((w) => `#${w.index} (${f(row.key === 'pgCpu' ? w.ratio.pgCpu : w.ratio[row.key], 2)})`).join(', ') +
+        (pointer ? ' (documents in bench/results/generated-latest.md)' : ''),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The worst shapes with their documents, for whoever works on the compiler (generated-latest.md). */
+export function generatedWorstMarkdown(
+  c: GeneratedComparison,
+  g: GeneratedWorkload | undefined,
+  header: { commit: string; date: string },
+): string {
+  const lines: string[] = [];
+  lines.push(`# WG: the generated shapes where T3 fares worst against T2`);
+  lines.push('');
+  lines.push(
+    `Commit ${header.commit}, ${header.date}, ${c.db}. Written by \`npm run bench\` (bench/generated-compare.ts); ` +
+      `a shape's index replays it: \`operationSeed(${g?.seed ?? 'seed'}, index)\` in test/helpers/query-generator.ts ` +
+      `(BENCH_GEN_SEED, the same data set).`,
+  );
+  lines.push('');
+  lines.push(generatedMarkdown(c, g, false));
+  const side = (s: GeneratedComparison['perShape'][number]['t3']) =>
+    `${f(s.rps, 0)} req/s, p50 ${f(s.p50Ms, 2)} ms, ${f(s.cpuMsPerReq, 3)} server CPU-ms/req, ` +
+    `${f(s.pgCpuMsPerReq, 3)} PostgreSQL CPU-ms/req, ${f(s.sqlPerReq, 1)} statements/req (${s.requests} requests)`;
+  for (const row of RATIO_ROWS) {
+    const worst = c.worst.filter((w) => w.metric === row.key);
+    if (!worst.length) continue;
+    lines.push('');
+    lines.push(`## By ${row.label}`);
+    for (const w of worst) {
+      lines.push('');
+      lines.push(
+        `### #${w.index} (${w.rootFields.join(', ')}): T3/T2 req/s ${f(w.ratio.rps, 2)}, server CPU ${f(w.ratio.cpu, 2)}, PostgreSQL CPU ${f(w.ratio.pgCpu, 2)}`,
+      );
+      lines.push('');
+      lines.push(`- T3: ${side(w.t3)}`);
+      lines.push(`- T2: ${side(w.t2)}`);
+      lines.push('');
+      lines.push('```graphql');
+      lines.push(pretty(w.query));
+      lines.push('```');
+      lines.push('');
+      lines.push(`variables: \`${JSON.stringify(w.variables)}\``);
+      lines.push('');
+      lines.push('T2 (PostGraphile) was asked:');
+      lines.push('');
+      lines.push('```graphql');
+      lines.push(pretty(w.peerQuery));
+      lines.push('```');
+      lines.push('');
+      lines.push(`variables: \`${JSON.stringify(w.peerVariables)}\``);
+    }
+  }
+  if (g?.peer?.differing.length) {
+    lines.push('');
+    lines.push(`## Answered differently (dropped; the first ${g.peer.differing.length})`);
+    for (const d of g.peer.differing) {
+      lines.push('');
+      lines.push(`### #${d.index}: ${d.detail}`);
+      lines.push('');
+      lines.push('```graphql');
+      lines.push(pretty(d.query));
+      lines.push('```');
+      lines.push('');
+      lines.push(
+        `variables: \`${JSON.stringify(d.variables)}\`; T2: \`${d.peerQuery.replace(/\s+/g, ' ')}\` \`${JSON.stringify(d.peerVariables)}\``,
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+const pretty = (query: string) => {
+  try {
+    return print(parse(query));
+  } catch {
+    return query;
+  }
+};

@@ -8,8 +8,11 @@
  * error; T2 row for row, its schema being its own), counts SQL statements per request in a separate
  * untimed pass, then drives the targets with autocannon in interleaved rounds and reports medians,
  * with the server's and PostgreSQL's CPU per request (pg-cpu.ts). WG is a workload of generated
- * read shapes (generated.ts), on T3 alone (their answers are checked against an independent reader
- * by test/graphql/generated-reads.test.ts).
+ * read shapes (generated.ts; their answers are checked against an independent reader by
+ * test/graphql/generated-reads.test.ts): on T3, and on T2 for the shapes that translate into
+ * PostGraphile's schema with the same meaning and that it answers alike (peer-translate.ts); those are
+ * also measured shape by shape on both (generated-compare.ts), and the report gives the distribution
+ * over shapes of the ratios T3/T2, the worst shapes' documents in bench/results/generated-latest.md.
  * A timed run with any non-2xx, GraphQL-error or socket-error answer is refused: it is listed, never
  * reported as throughput. Writes bench/results/latest.json and prints a markdown table. Not a test: nothing here
  * runs in `npm test` or CI.
@@ -21,7 +24,10 @@
  *   --db LIST          postgres,pglite (default both)
  *   --targets LIST     e.g. T3 (default T0,T1,T2,T3; goals need all; T2 runs on PostgreSQL only)
  *   --workloads LIST   e.g. W1,W2,WG (default all)
- *   --generated N      generated shapes in WG (default 1000; --quick 100), seed BENCH_GEN_SEED
+ *   --generated N      generated shapes in WG (default 200; --quick 50), seed BENCH_GEN_SEED
+ *   --shape-ms MS      WG shape by shape: ms per shape, target and round (default 100)
+ *   --shape-rounds N   ... rounds, alternating which target goes first (default 6; --quick 2)
+ *   --shape-concurrency N  ... requests in flight (default 2)
  *   --node 24|current  the Node the targets run on (default 24, from the npm registry when needed)
  *   --baseline DIR     also run T3base: the gateway built in checkout DIR (A/B of one lever, one sitting)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
@@ -41,7 +47,7 @@ import { measureDb, type DbOutcome } from './measure-db';
 import { nodeVersion, targetNode } from './node';
 import { parseOptions } from './options';
 import { log } from './records';
-import { gitCommit, goals, histogram, markdown, summarise } from './report';
+import { generatedMarkdown, generatedWorstMarkdown, gitCommit, goals, histogram, markdown, summarise } from './report';
 import { createApiKey, DATA, seedPglite, seedPostgres, type PostgresDataSet } from './seed';
 import { subscriptionsMain } from './subscriptions';
 import { TARGETS } from './targets';
@@ -115,6 +121,27 @@ async function main(): Promise<void> {
   const summary = summarise(runs, sql);
   const soak = outcomes.find((x) => x.soak)?.soak;
   const goalRows = goals(summary, runs, sql, soak, o.halfRate);
+  // Issue 33, generality: WG shape by shape against T2, the median over shapes and the share where T3
+  // is at least as good.
+  const comparisons = outcomes.flatMap((x) => (x.generatedComparison ? [x.generatedComparison] : []));
+  for (const c of comparisons) {
+    for (const [key, label, higher] of [
+      ['rps', 'req/s', true],
+      ['cpu', 'server CPU per request', false],
+      ['pgCpu', 'PostgreSQL CPU per request', false],
+    ] as const) {
+      const d = c.distribution[key];
+      goalRows.push({
+        goal: `WG T3/T2 ${label}, median over shapes`,
+        value: d?.median ?? null,
+        threshold: higher ? '>= 1' : '<= 1',
+        met: d ? (higher ? d.median >= 1 : d.median <= 1) : null,
+        note: d
+          ? `${c.shapes} shapes; p10 ${d.p10.toFixed(2)}, p90 ${d.p90.toFixed(2)}; T3 at least as good on ${(d.atLeastAsGood * 100).toFixed(0)} %`
+          : undefined,
+      });
+    }
+  }
   for (const v of verifications) {
     if (!v.available) notes.push(`${v.db} ${v.workload}: ${v.reason}`);
     else {
@@ -142,14 +169,16 @@ async function main(): Promise<void> {
   }
   for (const x of outcomes) notes.push(`${x.apiKeyNote}`);
   for (const count of sql.filter((s) => s.workload === 'WG' && s.distribution)) {
-    const g = outcomes.find((x) => x.generated)?.generated;
+    const g = outcomes.find((x) => x.db === count.db && x.generated)?.generated;
     notes.push(
       `${count.db} WG ${count.target}: ${count.perRequest.toFixed(2)} statements per request, ` +
         `${count.perRootField!.toFixed(2)} per root field, ${count.shapesOverOnePerRoot} shape(s) above one per root field; ` +
         `over one pass of every shape: ${count.passCpuMsPerReq!.toFixed(3)} server CPU-ms/req, ` +
         `${count.passPgCpuMsPerReq == null ? '–' : count.passPgCpuMsPerReq.toFixed(3)} PostgreSQL CPU-ms/req; ` +
         `statements per request (statements: shapes) ${histogram(count.distribution!)}` +
-        (g ? ` (${g.kept} of ${g.generated} generated shapes kept, seed ${g.seed})` : ''),
+        (g
+          ? ` (${count.target === 'T2' ? `the ${g.peer?.same ?? 0} shapes it answers alike, of ` : ''}${g.kept} of ${g.generated} generated shapes kept, seed ${g.seed})`
+          : ''),
     );
   }
   notes.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -161,6 +190,7 @@ async function main(): Promise<void> {
     machine,
     targetNode: targetNodeVersion,
     generated: outcomes.filter((x) => x.generated).map((x) => x.generated),
+    generatedComparison: comparisons,
     rounds: o.rounds,
     durationSec: o.durationSec,
     warmupSec: o.warmupSec,
@@ -180,7 +210,14 @@ async function main(): Promise<void> {
   const dir = path.join(projectRoot, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
-  process.stdout.write(markdown(results, summary, goalRows, notes) + '\n');
+  let report = markdown(results, summary, goalRows, notes);
+  for (const c of comparisons) {
+    const g = outcomes.find((x) => x.db === c.db)?.generated;
+    report += '\n\n' + generatedMarkdown(c, g);
+    fs.writeFileSync(path.join(dir, 'generated-latest.md'), generatedWorstMarkdown(c, g, results));
+    log('wrote bench/results/generated-latest.md (the worst shapes with their documents)');
+  }
+  process.stdout.write(report + '\n');
   log(`wrote bench/results/latest.json`);
 }
 

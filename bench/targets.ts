@@ -47,7 +47,7 @@ export const TARGETS: TargetSpec[] = [
   },
 ];
 
-/** Whether a target is asked a workload at all (WG only T3). */
+/** Whether a target is asked a workload at all (WG: T3, T3base and T2, never T0 or T1). */
 export function offers(target: TargetId, workload: { id: string; targets?: string[] }): boolean {
   const spec = TARGETS.find((t) => t.id === target)!;
   return (
