@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../src/config';
+import { imageNodeOptionsOf } from '../test/helpers/image-env';
 import type { AgentReply } from './protocol';
 
 export type TargetId = 'T0' | 'T1' | 'T2' | 'T3' | 'T3base';
@@ -87,6 +88,12 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The environment the checkout `root`'s container image sets for the gateway: its NODE_OPTIONS. */
+function imageEnv(root: string): Record<string, string> {
+  const options = imageNodeOptionsOf(root);
+  return options === null ? {} : { NODE_OPTIONS: options };
+}
+
 function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -120,6 +127,9 @@ export async function startTarget(
         // Request logging off for every target alike (pino at info writes two lines per request).
         LOG_LEVEL: 'warn',
         BENCH_DB_KIND: db,
+        // The gateway runs as its image runs it: with the image's NODE_OPTIONS (its V8 heap
+        // settings), read from that checkout's Dockerfile (none: an earlier build, as it shipped).
+        ...(spec.script === 'dist/src/main.js' ? imageEnv(root) : {}),
         ...spec.env,
         ...dbEnv,
         ...extraEnv,
