@@ -253,7 +253,7 @@ export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql
 
 /**
  * The window's order over a page's output columns (named like the sort's fields) as `alias`: how a
- * query over the page (json_agg in the read compiler) keeps its rows in window order.
+ * query over the page (the read compiler's ORDER BY over a page's candidate rows) keeps them in window order.
  */
 export function windowOrderBy<T>(sort: Sort<T>, window: PageWindow, alias: string): Prisma.Sql {
   return Prisma.raw(

@@ -232,7 +232,7 @@ class Compilation {
    * to bigint, timestamptz to Date). `text` true: the elements of a row of a nested page, an array of
    * text (`fromColumns` parses them by the column's kind). Either way PostgreSQL builds no JSON: W2's
    * statement cost 0.21 ms of PostgreSQL CPU as one `json_agg` of `json_build_array` rows, W6's
-   * nested pages 0.47 ms as JSON and 0.33 ms as text arrays (bench/notes/explain.md).
+   * nested pages 0.36 ms as JSON and 0.21 ms as text arrays (docs/read-compiler.md).
    */
   columns(plan: ObjectPlan, text: boolean): Prisma.Sql[] {
     const cast = text ? '::text' : '';
