@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describeIf } from '../helpers/describe-if';
-import { imageNodeOptions } from '../helpers/image-env';
+import { imageNodeOptionsOf } from '../helpers/image-env';
 import { freePort, prepareDataDir } from '../helpers/server-process';
 import { usingPostgres } from '../helpers/test-database';
 
@@ -54,8 +54,8 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
-      // The image's heap settings: the default in-process response cache starts under them.
-      NODE_OPTIONS: imageNodeOptions(),
+      // The image's environment (its NODE_OPTIONS, when it sets any); the in-process response cache on.
+      ...(imageNodeOptionsOf(root) === null ? {} : { NODE_OPTIONS: imageNodeOptionsOf(root)! }),
       RESPONSE_CACHE_TTL_S: '5',
       HOST: '127.0.0.1',
       PORT: String(port),
