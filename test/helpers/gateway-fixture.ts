@@ -10,6 +10,7 @@ import { createServices } from '../../src/modules/services';
 import { adminKeyFor, startServerProcess, type ServerProcess } from './server-process';
 import { createApiKey } from './test-app';
 import { createPostgresDatabase, usingPostgres } from './test-database';
+import { postGraphql } from './http-graphql';
 
 export interface GatewayFixture {
   server: ServerProcess;
@@ -85,12 +86,8 @@ export async function gql(
   variables: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<Reply> {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: res.status, ...((await res.json()) as Omit<Reply, 'status'>) };
+  const { status, body } = await postGraphql(url, query, variables, headers);
+  return { status, ...(body as Omit<Reply, 'status'>) };
 }
 
 /** Creates a category and a pet with `stock` units; returns the pet's id. */

@@ -12,26 +12,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database'
 import { makePet } from '../helpers/factories';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider';
 import { connectWs, subscribe } from '../helpers/ws-client';
+import { postGraphql } from '../helpers/http-graphql';
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function gql(
-  url: string,
-  query: string,
-  variables: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: res.status, headers: res.headers, body: await res.json() };
-}
+const gql = postGraphql;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
