@@ -20,3 +20,21 @@ export function captureStatements(root: string, url: string): CapturedShape[] {
   });
   return JSON.parse(out) as CapturedShape[];
 }
+
+/**
+ * The planner settings the build of checkout `root` gives its sessions (`PLANNER_OPTIONS` of its
+ * src/db/database.ts, the startup packet's `options`), or undefined for a build without them: a
+ * statement is measured in a session set as that build's gateway sets its own.
+ */
+export function sessionOptionsOf(root: string): string | undefined {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-e',
+      'process.stdout.write(require(process.argv[1]).PLANNER_OPTIONS ?? "")',
+      path.join(root, 'dist', 'src', 'db', 'database.js'),
+    ],
+    { encoding: 'utf8', cwd: root },
+  );
+  return out || undefined;
+}

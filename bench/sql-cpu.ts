@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { projectRoot } from '../src/config';
 import { median } from './records';
-import { captureStatements, type CapturedShape } from './capture';
+import { captureStatements, sessionOptionsOf, type CapturedShape } from './capture';
 import { DATA, seedPostgres } from './seed';
 import { SHAPES } from './shapes';
 
@@ -32,8 +32,14 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function cpuPerExecution(url: string, text: string, values: unknown[], runs: number): Promise<number> {
-  const client = new Client({ connectionString: url });
+async function cpuPerExecution(
+  url: string,
+  options: string | undefined,
+  text: string,
+  values: unknown[],
+  runs: number,
+): Promise<number> {
+  const client = new Client({ connectionString: url, ...(options ? { options } : {}) });
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
@@ -65,18 +71,23 @@ async function main(): Promise<void> {
     await admin.connect();
     await admin.query('ANALYZE');
     await admin.end();
-    const builds: { name: string; shapes: CapturedShape[] }[] = [
-      { name: 'this build', shapes: captureStatements(projectRoot, data.url) },
+    const checkout = (name: string, root: string) => ({
+      name,
+      shapes: captureStatements(root, data.url),
+      options: sessionOptionsOf(root),
+    });
+    const builds: { name: string; shapes: CapturedShape[]; options: string | undefined }[] = [
+      checkout('this build', projectRoot),
     ];
-    if (values.baseline)
-      builds.push({ name: 'baseline', shapes: captureStatements(path.resolve(values.baseline), data.url) });
+    if (values.baseline) builds.push(checkout('baseline', path.resolve(values.baseline)));
     const samples = new Map<string, number[]>();
     for (let round = 0; round < rounds; round++) {
       for (const shape of SHAPES) {
         for (const build of round % 2 ? [...builds].reverse() : builds) {
           const captured = build.shapes.find((c) => c.shape === shape.name)!;
           let ms = 0;
-          for (const s of captured.statements) ms += await cpuPerExecution(data.url, s.text, s.values, runs);
+          for (const s of captured.statements)
+            ms += await cpuPerExecution(data.url, build.options, s.text, s.values, runs);
           const key = `${shape.name}|${build.name}`;
           samples.set(key, [...(samples.get(key) ?? []), ms]);
         }

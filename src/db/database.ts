@@ -214,18 +214,38 @@ export function driverUrl(url: string): string {
 }
 
 /**
+ * The planner settings of the gateway's sessions, as the startup packet's `options`.
+ *
+ * `enable_memoize=off`: a page with to-one relations (orders with their pet and its category) is one
+ * join ordered and cut by `LIMIT` (src/read/compiler.ts). PostgreSQL costs that join over every row
+ * of the table before the limit, so it puts a Memoize cache in front of each relation's index probe,
+ * expecting the same pet again and again; a page of 21 orders has 21 distinct pets and never hits.
+ * Measured with pgbench on the gateway's own prepared statements at BENCH_SCALE=100 (100,000 pets,
+ * 500,000 orders; bench/notes/explain.md, round 8): W3's statement 1.7-1.9x the transactions per
+ * second with it off, W2's 1.1-1.3x, W6's unchanged; at the bench's default size all three within
+ * ±10 %. A session setting, so it changes no other client of the database. Behind a transaction-mode
+ * pooler no startup parameter is sent: set it on the gateway's role there (docs/postgres-topologies.md).
+ */
+export const PLANNER_OPTIONS = '-c enable_memoize=off';
+
+/**
  * The session settings every connection of the pool gets as startup parameters, or none behind a
  * transaction-mode pooler: PgBouncer refuses startup parameters it does not know (only those in its
  * `ignore_startup_parameters` pass), and a session setting would not follow the transactions anyway.
- * Behind a pooler, transactions set them with SET LOCAL instead (transactionPrelude).
+ * Behind a pooler, transactions set the timeouts with SET LOCAL instead (transactionPrelude).
  */
 export function startupParameters(config: PostgresConfig): {
   statement_timeout?: number;
   idle_in_transaction_session_timeout?: number;
+  options?: string;
 } {
   if (config.pgbouncer) return {};
   const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
-  return { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: statementTimeoutMs };
+  return {
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+    options: PLANNER_OPTIONS,
+  };
 }
 
 /**

@@ -59,7 +59,7 @@ export async function waitForPostgres(
     /** The variable that holds `url`, named in messages. */
     variable?: string;
     /** The startup parameters the pool will send: a pooler refusing them is found here, at start. */
-    startupParameters?: Record<string, number>;
+    startupParameters?: Record<string, number | string>;
   } = {},
 ): Promise<void> {
   const started = Date.now();

@@ -140,9 +140,9 @@ describeWithPgBouncer('the gateway behind a pooler it was not told about', () =>
   let server: ServerProcess;
 
   beforeAll(async () => {
-    // A pooler that lets the timeouts through (as some managed ones do) but not named statements.
+    // A pooler that lets the session settings through (as some managed ones do) but not named statements.
     bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL!, {
-      ignoreStartupParameters: 'extra_float_digits,statement_timeout,idle_in_transaction_session_timeout',
+      ignoreStartupParameters: 'extra_float_digits,statement_timeout,idle_in_transaction_session_timeout,options',
     });
     database = await createPostgresDatabase();
     server = await startServerProcess({
