@@ -38,7 +38,8 @@ export function describeUrl(url: string): string {
 const WAIT_PROGRESS_MS = 5_000;
 
 /** PostgreSQL errors that waiting will not fix: wrong database, user or password, or a bad URL. */
-const PERMANENT_PG_CODES = new Set(['3D000', '28P01', '28000', '42501']);
+// 42704 at connection start: a setting of the startup packet the server does not know (PLANNER_OPTIONS).
+const PERMANENT_PG_CODES = new Set(['3D000', '28P01', '28000', '42501', '42704']);
 
 const errorCode = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
@@ -141,6 +142,13 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
       `The server of ${variable} (${where}) refused the startup parameter ${parameter}: it is a pooler (PgBouncer) that ` +
         `does not accept it. Add ?pgbouncer=true to ${variable} (the gateway then sends no startup parameters), ` +
         `or add ${parameter} to ignore_startup_parameters in pgbouncer.ini.`,
+      { setting: variable },
+    );
+  }
+  if (code === '42704') {
+    return new StartupError(
+      `The PostgreSQL server of ${variable} (${where}) does not know a setting the gateway's sessions start with: ` +
+        `${message}. The gateway needs PostgreSQL 14 or later (docs/postgres-topologies.md).`,
       { setting: variable },
     );
   }

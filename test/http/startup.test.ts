@@ -32,6 +32,31 @@ async function failedStart(env: Record<string, string>): Promise<{ code: number 
 
 const noStack = (lines: string[]) => expect(lines.filter((l) => /^\s+at /.test(l))).toEqual([]);
 
+/**
+ * A server that answers every connection's startup packet as PostgreSQL 13 answers a setting it does
+ * not know (the gateway's sessions start with `enable_memoize=off`, which came in 14): FATAL 42704.
+ * The protocol's ErrorResponse, written out: no PostgreSQL 13 runs here.
+ */
+async function postgres13(): Promise<net.Server> {
+  const field = (type: string, value: string) => Buffer.concat([Buffer.from(type), Buffer.from(`${value}\0`)]);
+  const body = Buffer.concat([
+    field('S', 'FATAL'),
+    field('V', 'FATAL'),
+    field('C', '42704'),
+    field('M', 'unrecognized configuration parameter "enable_memoize"'),
+    Buffer.from([0]),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(body.length + 4);
+  const refusal = Buffer.concat([Buffer.from('E'), length, body]);
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end(refusal));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
 describe('starting the service', () => {
   it('says what it does: creating the database, each migration, and where it is ready', async () => {
     const dataDir = path.join(tmp, 'fresh');
@@ -151,6 +176,28 @@ describe('starting the service', () => {
     ]);
     expect(`${result.stdout}${result.stderr}`).not.toContain('secret');
     noStack(lines);
+  });
+});
+
+describe('starting on a PostgreSQL older than 14', () => {
+  it('stops at once with one line naming DATABASE_URL and the version needed', async () => {
+    const server = await postgres13();
+    try {
+      const { code, lines } = await failedStart({
+        DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${portOf(server)}/petstore`,
+        // Not a server that is still starting: no waiting, whatever DB_STARTUP_RETRY_MS allows.
+        DB_STARTUP_RETRY_MS: '20000',
+      });
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^The PostgreSQL server of DATABASE_URL \(.*\) does not know a setting .*enable_memoize.*PostgreSQL 14 or later/,
+        ),
+      ]);
+      noStack(lines);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
