@@ -142,8 +142,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs a built script (`dist/<script>`, as its npm script does after the build step). */
-export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs a built script (`dist/<script>`, as its npm script does after the build step) to its exit.
+ * A script still running after `withinMs` is killed and answered with code null and a last stderr
+ * line saying so: a start-up that should have failed but serves instead then fails its test at once,
+ * with what it printed, not by Jest's timeout.
+ */
+export async function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  { withinMs = 90_000 }: { withinMs?: number } = {},
+): Promise<CliResult> {
   const child = spawn(process.execPath, [...TEST_NODE_FLAGS, path.join(root, 'dist', script), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
@@ -153,8 +163,15 @@ export async function runScript(script: string, args: string[], env: Record<stri
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  let killed = false;
+  const deadline = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, withinMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, stdout, stderr };
+  clearTimeout(deadline);
+  if (killed) stderr += `\n${script} was still running after ${withinMs / 1000} s: killed by the test\n`;
+  return { code: killed ? null : code, stdout, stderr };
 }
 
 /** Runs the built API-key CLI (`npm run apikey -- ...` without the build step). */
