@@ -146,9 +146,13 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
     );
   }
   if (code === '42704') {
+    // The gateway's own setting (PLANNER_OPTIONS), or one of the URL's `options`, which replace it.
+    const ours = message.includes('enable_memoize');
     return new StartupError(
-      `The PostgreSQL server of ${variable} (${where}) does not know a setting the gateway's sessions start with: ` +
-        `${message}. The gateway needs PostgreSQL 14 or later (docs/postgres-topologies.md).`,
+      `The PostgreSQL server of ${variable} (${where}) does not know a setting its sessions start with: ${message}. ` +
+        (ours
+          ? 'The gateway needs PostgreSQL 14 or later (docs/postgres-topologies.md).'
+          : `Fix the options parameter of ${variable}.`),
       { setting: variable },
     );
   }

@@ -26,7 +26,13 @@ const portOf = (server: net.Server) => (server.address() as net.AddressInfo).por
 
 /** Runs the server to its exit (it must fail); its stderr's lines. */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
-  const result = await runScript('src/main.js', [], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env });
+  // Every failure here comes within seconds (the slowest, a retry, within DB_STARTUP_RETRY_MS = 20 s).
+  const result = await runScript(
+    'src/main.js',
+    [],
+    { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    { withinMs: 45_000 },
+  );
   return { code: result.code, lines: result.stderr.split('\n').filter(Boolean) };
 }
 
@@ -212,6 +218,19 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('starting on PostgreSQL', () => {
         /^The database of DATABASE_URL \(.*\/petstore_does_not_exist\) does not exist: .*createdb petstore_does_not_exist/,
       ),
     ]);
+  });
+
+  it("answers a setting of DATABASE_URL's options that the server does not know with one line naming it, at once", async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.searchParams.set('options', '-c no_such_setting=1');
+    const { code, lines } = await failedStart({ DATABASE_URL: url.toString(), DB_STARTUP_RETRY_MS: '20000' });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^The PostgreSQL server of DATABASE_URL \(.*\) does not know a setting .*no_such_setting.*Fix the options parameter of DATABASE_URL\.$/,
+      ),
+    ]);
+    noStack(lines);
   });
 
   it('waits for a PostgreSQL server that starts after it, then serves', async () => {
