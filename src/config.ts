@@ -249,6 +249,8 @@ const envSchema = z
       )
       .optional(),
     MIGRATE_ON_START: bool.default(true),
+    // The V8 old generation's growth between collections (src/heap.ts, docs/deployment.md "Memory").
+    HEAP_GROWING_PERCENT: int(0, 300).default(50),
   })
   .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
     path: ['PETS_PATH_SUNSET_DATE'],
@@ -465,6 +467,11 @@ export interface Config {
    * changes the schema, and refuses to start while migrations are pending (src/db/open.ts).
    */
   migrateOnStart: boolean;
+  /**
+   * How far V8 lets the old generation grow past what a full collection left live before the next
+   * one, in percent (HEAP_GROWING_PERCENT, default 50); 0: V8's own heuristics (src/heap.ts).
+   */
+  heapGrowingPercent: number;
 }
 
 export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
@@ -683,6 +690,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: workerCount(e.WEB_CONCURRENCY),
     migrateOnStart: e.MIGRATE_ON_START,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
   };
 }
 

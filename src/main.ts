@@ -8,6 +8,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, readEnvFile, type Config } from './config';
 import { writeFatal } from './fatal-log';
+import { applyHeapGrowth } from './heap';
 
 function configOrExit(): Config {
   try {
@@ -19,12 +20,15 @@ function configOrExit(): Config {
   }
 }
 
-// A worker was forked by a primary that already read (and checked) the same configuration.
-const workers = cluster.isWorker ? 1 : configOrExit().workers;
+const config = configOrExit();
+// Before the server's modules load and fill the heap; every worker runs this file too.
+applyHeapGrowth(config.heapGrowingPercent);
+// A worker serves: its primary read the same configuration and chose the number.
+const workers = cluster.isWorker ? 1 : config.workers;
 // Loaded on demand (require: this is CommonJS), so the primary never loads the server's modules.
 /* eslint-disable @typescript-eslint/no-require-imports */
 if (workers > 1) {
-  void (require('./cluster') as typeof import('./cluster')).runPrimary(configOrExit());
+  void (require('./cluster') as typeof import('./cluster')).runPrimary(config);
 } else {
   (require('./server') as typeof import('./server')).startServer();
 }

@@ -79,6 +79,8 @@ export interface StartServerOptions {
    * does, for tests of that). By default a new PGLITE_DATA_DIR gets a copy of the migrated template.
    */
   freshDatabase?: boolean;
+  /** Node flags beside TEST_NODE_FLAGS (a V8 trace, say), before the entry point. */
+  nodeFlags?: string[];
 }
 
 /**
@@ -92,7 +94,7 @@ export async function startServerProcess(
   const dataDir = embeddedDataDir(env);
   if (dataDir && !options.freshDatabase) prepareDataDir(dataDir);
   const port = await freePort();
-  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, serverEntry], {
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, ...(options.nodeFlags ?? []), serverEntry], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
