@@ -34,7 +34,8 @@
  *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
  *   --telemetry        instead: the cost of metrics and tracing, W1 and W2 (bench/telemetry.ts)
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test),
- *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys).
+ *   BENCH_API_KEY (otherwise a key is created with `npm run apikey` when the build has API keys),
+ *   BENCH_T0_BURN_US (a control: T0 spends that much CPU per GraphQL request, t0-server.ts).
  */
 //
 // The roles, one module each: options.ts (command line), measure-db.ts (one database: targets up,

@@ -167,6 +167,18 @@ async function main(): Promise<void> {
     ],
   ]);
 
+  /**
+   * BENCH_T0_BURN_US (a control, off by default): CPU the process spends per GraphQL request before
+   * its statement, busy, as a gateway spends it parsing and validating. With it T0 serves at about a
+   * gateway's rate, and PostgreSQL's CPU per request of the same statements can be read at that rate:
+   * a backend woken less often pays more per statement (bench/notes/explain.md, round 9).
+   */
+  const burnNs = BigInt(Math.round(Number(process.env.T0_BURN_US ?? 0) * 1000));
+  const burn = () => {
+    const until = process.hrtime.bigint() + burnNs;
+    while (process.hrtime.bigint() < until);
+  };
+
   const app = Fastify({ logger: false });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.post('/graphql', async (request, reply) => {
@@ -177,6 +189,7 @@ async function main(): Promise<void> {
       reply.code(400);
       return gqlError('T0 answers only the benchmark documents', 'BAD_REQUEST', 400);
     }
+    if (burnNs > 0n) burn();
     // Apollo ends every body with a newline: the same bytes on the wire.
     return (await handler(body?.variables ?? {})) + '\n';
   });

@@ -36,7 +36,13 @@ export interface TargetSpec {
 export const baseline: { dir: string | null } = { dir: null };
 
 export const TARGETS: TargetSpec[] = [
-  { id: 'T0', title: 'limit: Fastify + pg, hand-written SQL', script: 'dist/bench/t0-server.js' },
+  {
+    id: 'T0',
+    title: 'limit: Fastify + pg, hand-written SQL',
+    script: 'dist/bench/t0-server.js',
+    // BENCH_T0_BURN_US: busy CPU per GraphQL request (a control; t0-server.ts), 0 by default.
+    env: { T0_BURN_US: process.env.BENCH_T0_BURN_US ?? '0' },
+  },
   { id: 'T1', title: 'mercurius + graphql-jit, same schema/Prisma/DataLoaders', script: 'dist/bench/t1-server.js' },
   { id: 'T2', title: 'PostGraphile v5 (amber preset), Node 22+', script: 'bench/peer/server.mjs', peer: true },
   { id: 'T3', title: 'this gateway as shipped', script: 'dist/src/main.js' },
