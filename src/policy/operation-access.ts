@@ -173,6 +173,53 @@ function nodeCoordinates(
 }
 
 /**
+ * Whether what `operation` reaches depends on its variables: a root field that names the types it
+ * reads by its arguments (`_entities(representations:)`, `node(nodeId:)`, `nodes(nodeIds:)`),
+ * written directly or through fragments.
+ */
+function reachDependsOnVariables(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  const visited = new Set<string>();
+  const dependent = (selectionSet: SelectionSetNode): boolean =>
+    selectionSet.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) return ['_entities', 'node', 'nodes'].includes(selection.name.value);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return dependent(selection.selectionSet);
+      if (visited.has(selection.name.value)) return false;
+      visited.add(selection.name.value);
+      const fragment = document.definitions.find(
+        (d): d is FragmentDefinitionNode =>
+          d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
+      return fragment ? dependent(fragment.selectionSet) : false;
+    });
+  return dependent(operation.selectionSet);
+}
+
+/**
+ * The guarded coordinates of each operation that reaches the same ones whatever its variables, per
+ * schema and operation node; null for one whose reach depends on them (walked per request). Apollo
+ * keeps parsed documents by their text, so a document sent again brings back the same node and is
+ * walked once, not per request: the walk was 2.2 % of a `pet(id:)` read's server CPU (CPU profile,
+ * docs/benchmarks.md round 9), 3-11 µs a call. The coordinates are kept, never the decision: each
+ * request's caller is checked against them.
+ */
+const staticReach = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, readonly string[] | null>>();
+
+function staticReachOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): readonly string[] | null {
+  let bySchema = staticReach.get(schema);
+  if (!bySchema) staticReach.set(schema, (bySchema = new WeakMap()));
+  let reach = bySchema.get(operation);
+  if (reach === undefined) {
+    reach = reachDependsOnVariables(document, operation) ? null : guardedCoordinates(schema, document, operation);
+    bySchema.set(operation, reach);
+  }
+  return reach;
+}
+
+/**
  * Why the caller may not run `operation`, or null: the scope table over every field it reaches and
  * every node id it names, or VALIDATION_FAILED for a malformed node id. Nothing has run.
  */
@@ -183,6 +230,8 @@ export function operationRefusal(
   caller: Caller | null,
   sent: Record<string, unknown>,
 ): AppError | null {
+  const reach = staticReachOf(schema, document, operation);
+  if (reach) return refusal(caller, reach);
   // A variable left out is its default (issue 28, item 8): `_entities(representations: $r)` with
   // `$r = [{__typename: "Order", ...}]` reaches Query.order as if the list had been sent.
   const variables = variablesWithDefaults(document, sent, operation);
