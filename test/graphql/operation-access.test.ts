@@ -8,10 +8,11 @@ import { parse, type OperationDefinitionNode } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { encodeNodeId } from '../../src/common/node-ids';
 import type { Caller } from '../../src/modules/auth/api-key.service';
+import type { Scope } from '../../src/common/scopes';
 import { operationRefusal } from '../../src/policy/operation-access';
 import { createSchema } from '../../src/schema/schema';
 
-const key = (scopes: string[]): Caller => ({ kind: 'key', keyId: 1n, scopes }) as Caller;
+const key = (scopes: Scope[]): Caller => ({ kind: 'key', keyId: 1n, name: 'test key', scopes });
 
 describe('operationRefusal on a document checked again', () => {
   let schema: GraphQLSchema;
