@@ -52,6 +52,17 @@ export function guardedCoordinates(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> = {},
 ): string[] {
+  return reachOf(schema, document, operation, variables).coordinates;
+}
+
+/** guardedCoordinates, and whether it read `variables` (an `_entities` field: its representations). */
+function reachOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): { coordinates: string[]; readsVariables: boolean } {
+  let readsVariables = false;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const found = new Set<string>();
@@ -63,6 +74,7 @@ export function guardedCoordinates(
     if (coordinate && GUARDED.has(coordinate)) found.add(coordinate);
   };
   const entitiesReach = (field: FieldNode): void => {
+    readsVariables = true;
     const argument = field.arguments?.find((a) => a.name.value === 'representations');
     if (argument) {
       // Not coerced yet: whatever the client sent. `_Any` refuses what is not a representation.
@@ -119,8 +131,33 @@ export function guardedCoordinates(
     }
   };
   if (root) walk(operation.selectionSet, root);
-  return [...found];
+  return { coordinates: [...found], readsVariables };
 }
+
+/** The fields of the operation's own selection, through its fragments (each visited once). */
+function rootFields(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
+  const fields: FieldNode[] = [];
+  const visited = new Set<string>();
+  const walk = (selectionSet: SelectionSetNode): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) fields.push(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet);
+      else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value);
+        const fragment = document.definitions.find(
+          (d): d is FragmentDefinitionNode =>
+            d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+        );
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return fields;
+}
+
+/** `Query.node`/`Query.nodes`: the root fields whose reach is the type their ids name. */
+const NODE_FIELDS = new Set(['node', 'nodes']);
 
 /**
  * The coordinates that the node ids given to `Query.node`/`Query.nodes` stand for: the ids are
@@ -134,7 +171,6 @@ function nodeCoordinates(
 ): Operation[] {
   if (operation.operation !== 'query') return [];
   const found = new Set<Operation>();
-  const visited = new Set<string>();
   const idsOf = (value: ValueNode): unknown[] => {
     if (value.kind === Kind.VARIABLE) {
       const given = variables[value.name.value];
@@ -144,62 +180,26 @@ function nodeCoordinates(
     if (value.kind === Kind.STRING) return [value.value];
     return [undefined]; // graphql-js's validation has refused any other literal already
   };
-  const walk = (selectionSet: SelectionSetNode): void => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value !== 'node' && selection.name.value !== 'nodes') continue;
-        for (const arg of selection.arguments ?? []) {
-          if (arg.name.value !== 'nodeId' && arg.name.value !== 'nodeIds') continue;
-          for (const id of idsOf(arg.value)) {
-            // Variables graphql-js will refuse while coercing them (a missing or non-string value) are its to report.
-            if (typeof id !== 'string') continue;
-            found.add(ENTITY_ACCESS[decodeNodeId(id).type]);
-          }
-        }
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        walk(selection.selectionSet);
-      } else if (!visited.has(selection.name.value)) {
-        visited.add(selection.name.value);
-        const fragment = document.definitions.find(
-          (d): d is FragmentDefinitionNode =>
-            d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
-        );
-        if (fragment) walk(fragment.selectionSet);
+  for (const field of rootFields(document, operation)) {
+    if (!NODE_FIELDS.has(field.name.value)) continue;
+    for (const arg of field.arguments ?? []) {
+      if (arg.name.value !== 'nodeId' && arg.name.value !== 'nodeIds') continue;
+      for (const id of idsOf(arg.value)) {
+        // Variables graphql-js will refuse while coercing them (a missing or non-string value) are its to report.
+        if (typeof id !== 'string') continue;
+        found.add(ENTITY_ACCESS[decodeNodeId(id).type]);
       }
     }
-  };
-  walk(operation.selectionSet);
+  }
   return [...found];
 }
 
 /**
- * Whether what `operation` reaches depends on its variables: a root field that names the types it
- * reads by its arguments (`_entities(representations:)`, `node(nodeId:)`, `nodes(nodeIds:)`),
- * written directly or through fragments.
- */
-function reachDependsOnVariables(document: DocumentNode, operation: OperationDefinitionNode): boolean {
-  const visited = new Set<string>();
-  const dependent = (selectionSet: SelectionSetNode): boolean =>
-    selectionSet.selections.some((selection) => {
-      if (selection.kind === Kind.FIELD) return ['_entities', 'node', 'nodes'].includes(selection.name.value);
-      if (selection.kind === Kind.INLINE_FRAGMENT) return dependent(selection.selectionSet);
-      if (visited.has(selection.name.value)) return false;
-      visited.add(selection.name.value);
-      const fragment = document.definitions.find(
-        (d): d is FragmentDefinitionNode =>
-          d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
-      );
-      return fragment ? dependent(fragment.selectionSet) : false;
-    });
-  return dependent(operation.selectionSet);
-}
-
-/**
  * The guarded coordinates of each operation that reaches the same ones whatever its variables, per
- * schema and operation node; null for one whose reach depends on them (walked per request). Apollo
- * keeps parsed documents by their text, so a document sent again brings back the same node and is
- * walked once, not per request: the walk was 2.2 % of a `pet(id:)` read's server CPU (CPU profile,
- * docs/benchmarks.md round 9), 3-11 µs a call. The coordinates are kept, never the decision: each
+ * schema and operation node; null for one whose reach depends on them (`_entities`, `node`,
+ * `nodes`: walked per request). Apollo keeps parsed documents by their text, so a document sent
+ * again brings back the same node and is walked once, not per request: the walk was 2.2 % of a
+ * `pet(id:)` read's server CPU (CPU profile, docs/benchmarks.md round 9), 3-11 µs a call. The coordinates are kept, never the decision: each
  * request's caller is checked against them.
  */
 const staticReach = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, readonly string[] | null>>();
@@ -213,7 +213,11 @@ function staticReachOf(
   if (!bySchema) staticReach.set(schema, (bySchema = new WeakMap()));
   let reach = bySchema.get(operation);
   if (reach === undefined) {
-    reach = reachDependsOnVariables(document, operation) ? null : guardedCoordinates(schema, document, operation);
+    // Dependent on the variables: what the walk itself read of them (an `_entities` field), or a
+    // node field, whose ids name the types (nodeCoordinates).
+    const { coordinates, readsVariables } = reachOf(schema, document, operation, {});
+    const names = readsVariables || rootFields(document, operation).some((f) => NODE_FIELDS.has(f.name.value));
+    reach = names ? null : coordinates;
     bySchema.set(operation, reach);
   }
   return reach;
