@@ -5,10 +5,10 @@
  * growing factor it picks from its own speed; under a gateway's steady allocation it picks its
  * maximum, 4x, so the old generation fills with promoted garbage from ~45 MiB live to ~170 MiB
  * before it is collected, and the process peaks at ~420 MiB (the hand-written Fastify + pg server:
- * ~150). HEAP_GROWING_PERCENT=50 fixes the factor at 1.5: measured in one sitting (`npm run bench`,
- * Node 24, docs/benchmarks.md "Issue 33, round 9"), peak RSS ~300 MiB against ~420, server CPU per
- * request within the noise on W1 and W3 and up to +10 % on W2 (more, smaller full collections, most
- * of their marking on V8's helper thread). The young generation is left alone: bounding it
+ * ~150). HEAP_GROWING_PERCENT=50 fixes the factor at 1.5: measured against the build before it in
+ * one sitting (`npm run bench`, Node 24, docs/benchmarks.md "Issue 33, round 9"), peak RSS 315 MiB
+ * against 438-440, server CPU per request W1 0.92, W2 1.06, W3 1.00, W6 1.14 (more, smaller full
+ * collections, most of their marking on V8's helper thread). The young generation is left alone: bounding it
  * (--max-semi-space-size) costs 13-58 % CPU (docs/deployment.md "Memory").
  *
  * There is no Node API for it and V8 refuses `--heap-growing-percent` in NODE_OPTIONS, so the flag

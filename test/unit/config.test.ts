@@ -92,6 +92,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: 'soon' })).toThrow(/API_KEY_CACHE_TTL_MS/);
   });
 
+  it('fixes the heap growing factor at 50 % unless HEAP_GROWING_PERCENT says otherwise (0: V8 decides)', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(50);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '300' }).heapGrowingPercent).toBe(300);
+    for (const bad of ['301', '-1', '1.5', 'lots'])
+      expect(() => loadConfig({ HEAP_GROWING_PERCENT: bad })).toThrow(/HEAP_GROWING_PERCENT/);
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(
       ConfigError,
