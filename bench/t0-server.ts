@@ -173,7 +173,10 @@ async function main(): Promise<void> {
    * gateway's rate, and PostgreSQL's CPU per request of the same statements can be read at that rate:
    * a backend woken less often pays more per statement (bench/notes/explain.md, round 9).
    */
-  const burnNs = BigInt(Math.round(Number(process.env.T0_BURN_US ?? 0) * 1000));
+  const burnUs = Number(process.env.T0_BURN_US ?? 0);
+  if (!Number.isFinite(burnUs) || burnUs < 0)
+    throw new Error(`BENCH_T0_BURN_US must be a number of microseconds (0 or more), not ${process.env.T0_BURN_US}`);
+  const burnNs = BigInt(Math.round(burnUs * 1000));
   const burn = () => {
     const until = process.hrtime.bigint() + burnNs;
     while (process.hrtime.bigint() < until);
