@@ -19,6 +19,7 @@ import { LRUCache } from 'lru-cache';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
 import { describeDbUrl, pgbouncerFlag, type DatabaseConfig } from '../config';
 import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
+import { coalescing, type Statement } from './coalesce';
 import { registerPoolName } from './pool-names';
 import { isRetryableReadError, ReplicaRouter } from './read-routing';
 
@@ -136,11 +137,15 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   // 6.19; the runtime contract is the same, the declared types differ: hence the one cast.
   const adapter = new PrismaPGlite(pglite) as unknown as PrismaPg;
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter });
-  // PGlite parses int8 as bigint itself; its query() waits for any open transaction to end.
+  // PGlite parses int8 as bigint itself; its query() waits for any open transaction to end. Reads
+  // by key of one turn are coalesced here too (coalesce.ts): each statement is a trip through the engine.
+  const run = coalescing<PGlite>(async <T>(engine: PGlite, statement: Statement) => {
+    return (await engine.query<T>(statement.text, statement.values)).rows;
+  });
   const sql: SqlReader = {
     async query<T>(statement: Prisma.Sql) {
       options.onReaderStatement?.(statement.text);
-      return (await pglite.query<T>(statement.text, statement.values)).rows;
+      return run<T>(pglite, statement);
     },
   };
   const session: SqlSession = {
@@ -495,7 +500,8 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   const reader = preparedReader(warn);
   if (config.pgbouncer) reader.unnamed(pool);
   const router = replicaRouter(config, reader, { warn, info: options.info });
-  const sql = routedReader(reader.run, pool, router, reads, options.onReaderStatement);
+  // Reads by key of one turn to one pool become one statement (coalesce.ts), after routing chose the pool.
+  const sql = routedReader(coalescing(reader.run), pool, router, reads, options.onReaderStatement);
   if (router) await startReplicaChecks(router, pool);
   const listeners = listenerSet();
   // One LISTEN connection for every channel of this process (opened by the first `listen`). It needs a
@@ -572,7 +578,7 @@ function preparedReader(warn: (msg: string) => void) {
   const unnamed = new WeakSet<Pool>();
   return {
     unnamed: (pool: Pool) => unnamed.add(pool),
-    run: async function run<T>(pool: Pool, statement: Prisma.Sql): Promise<T[]> {
+    run: async function run<T>(pool: Pool, statement: Statement): Promise<T[]> {
       const query = { text: statement.text, values: statement.values as unknown[], types: PG_TYPES };
       if (unnamed.has(pool)) return (await pool.query(query)).rows as T[];
       try {

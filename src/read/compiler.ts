@@ -32,6 +32,7 @@ import { collectSubfields } from 'graphql/execution/collectFields';
 import { types as pgTypes } from 'pg';
 import { parse as parseArray } from 'postgres-array';
 import { Prisma } from '../generated/prisma/client';
+import { readsByKeys } from '../db/coalesce';
 import { AppError } from '../errors/app-error';
 import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
 import { buildPage, limitSql, windowOrderBy, type PageSql } from '../common/pagination';
@@ -79,6 +80,11 @@ interface RelationPlan {
   error?: unknown;
   /** To-one relations: SQL of the key the target row must have. */
   on?: Prisma.Sql;
+  /**
+   * A root lookup by its key (`pet(id:)`): the key as a list of one, which the statement binds as an
+   * array (`= ANY`), so that lookups of one turn are coalesced into one statement (db/coalesce.ts).
+   */
+  keys?: bigint[];
 }
 
 const quote = (field: string) => `"${field}"`;
@@ -179,11 +185,13 @@ class Compilation {
     const field = this.type(parentType).getFields()[nodes[0]!.name.value]!;
     const args = getArgumentValues(field, nodes[0]!, this.info.variableValues);
     if (relation.kind === 'one') {
+      const key = 'arg' in relation.from ? args[relation.from.arg] : undefined;
       const on =
-        'field' in relation.from
-          ? Prisma.raw(`${parentAlias}.${quote(relation.from.field)}`)
-          : Prisma.sql`${args[relation.from.arg]}`;
+        'field' in relation.from ? Prisma.raw(`${parentAlias}.${quote(relation.from.field)}`) : Prisma.sql`${key}`;
       const child = this.object(relation.target, nodes);
+      if (parentAlias === null && typeof key === 'bigint' && 'arg' in relation.from && !relation.via) {
+        return { nodes, relation, on, child, keys: [key] };
+      }
       if (relation.via) {
         child.inherited = Object.fromEntries(
           Object.entries(relation.via.fromParent).map(([f, parentField]) => [
@@ -304,7 +312,10 @@ class Compilation {
   private rowsOf(plan: RelationPlan): Prisma.Sql {
     const relation = plan.relation as OneRelation;
     const rows = relation.via?.rows ?? OBJECTS[relation.target].rows;
-    const where = [Prisma.sql`${Prisma.raw(rows.key)} = ${plan.on!}`, ...this.visible(relation.target)];
+    const key = plan.keys
+      ? Prisma.sql`${Prisma.raw(rows.key)} = ANY(${plan.keys}::bigint[])`
+      : Prisma.sql`${Prisma.raw(rows.key)} = ${plan.on!}`;
+    const where = [key, ...this.visible(relation.target)];
     return Prisma.sql`SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}`;
   }
 
@@ -421,6 +432,11 @@ function page(nodes: object[], plan: RelationPlan, count: number): unknown {
   return plan.counted ? { ...built, totalCount: count } : built;
 }
 
+/** The output column (`Compilation.select`) of a row's key: its scalars come first, in order. */
+function keyColumn(plan: ObjectPlan): string {
+  return `c${plan.scalars.indexOf(OBJECT_TYPES[plan.type].key)}`;
+}
+
 /**
  * Serves a root query field (`pets`, `pet(id)`, ...) in one statement: what its resolver returns,
  * with every relation selected below compiled in.
@@ -443,7 +459,9 @@ export async function readTopLevel(
   if (!relation) throw new Error(`no compiled read for ${parentType}.${info.fieldName}`);
   const compilation = new Compilation(info, services, viewer);
   const plan = compilation.relation(parentType, relation, info.fieldNodes, null);
-  const rows = await services.reader.query<Record<string, unknown>>(compilation.statement(plan));
+  const statement = compilation.statement(plan);
+  if (plan.keys) readsByKeys(statement, plan.keys, keyColumn(plan.child));
+  const rows = await services.reader.query<Record<string, unknown>>(statement);
   if (plan.relation.kind === 'one')
     return rows[0] ? fromColumns(new Columns(Object.values(rows[0]), false), plan.child) : null;
   // A counted page's rows start with the count; an empty one is a single row of nulls beside it.
@@ -471,10 +489,10 @@ export async function readByKeys(
   const compilation = new Compilation(info, services, viewer);
   const plan = compilation.object(type, nodes, true);
   const rows = OBJECTS[type].rows;
-  const where = [Prisma.sql`${Prisma.raw(rows.key)} = ANY(${[...keys]}::bigint[])`, ...compilation.visible(type)];
-  const result = await services.reader.query<Record<string, unknown>>(
-    Prisma.sql`SELECT ${compilation.select(plan)} FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`,
-  );
+  const list = [...keys];
+  const where = [Prisma.sql`${Prisma.raw(rows.key)} = ANY(${list}::bigint[])`, ...compilation.visible(type)];
+  const statement = Prisma.sql`SELECT ${compilation.select(plan)} FROM (SELECT ${Prisma.raw(rows.select)} FROM ${Prisma.raw(rows.from)} WHERE ${Prisma.join(where, ' AND ')}) ${Prisma.raw(plan.alias)} ${compilation.joins(plan, false)}`;
+  const result = await services.reader.query<Record<string, unknown>>(readsByKeys(statement, list, keyColumn(plan)));
   return result.map((row) => fromColumns(new Columns(Object.values(row), false), plan)!);
 }
 

@@ -1,0 +1,86 @@
+/**
+ * Root lookups by key (`pet(id:)`, `order(id:)`, `category(id:)`, `inventory(petId:)`) of one turn
+ * become one statement per text (src/db/coalesce.ts), on the embedded database and on PostgreSQL
+ * (TEST_DATABASE_URL) alike: counted where the driver sends them, each answer checked against the
+ * rows it asked for.
+ */
+import type { Pool } from 'pg';
+import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
+import { makeCategory, makePet } from '../helpers/factories';
+
+const doc = (text: string) => text as unknown as TypedDocument<any, any>;
+
+const PET = doc('query ($id: ID!) { pet(id: $id) { id name category { name } inventory { quantity } } }');
+
+describe('root lookups by key, coalesced', () => {
+  let t: TestApp;
+  const pets: { id: string; name: string }[] = [];
+  let categoryName: string;
+  /** The keyed statements the driver was asked to send since the last `reset`. */
+  let sent: () => string[];
+  let reset: () => void;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const category = await makeCategory(t);
+    categoryName = category.name;
+    for (let i = 0; i < 12; i++) {
+      const pet = await makePet(t, { categoryId: category.id, stock: i });
+      pets.push({ id: pet.id.toString(), name: pet.name });
+    }
+    // Where the reader hands statements to the driver: PGlite's query, or the pool's.
+    const target = (t.db.pglite ?? t.db.pool) as unknown as Pick<Pool, 'query'>;
+    const spy = jest.spyOn(target, 'query');
+    const keyed = () =>
+      spy.mock.calls
+        .map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text))
+        .filter((text) => text.includes('= ANY('));
+    let from = 0;
+    sent = () => keyed().slice(from);
+    reset = () => {
+      from = keyed().length;
+    };
+  });
+  afterAll(async () => t.close());
+
+  beforeEach(() => reset());
+
+  it('answers each of many concurrent lookups with its own row, in fewer statements than requests', async () => {
+    const answers = await Promise.all(pets.map((p) => t.gqlOk(PET, { id: p.id })));
+    answers.forEach((answer, i) => {
+      expect(answer).toEqual({
+        pet: { id: pets[i]!.id, name: pets[i]!.name, category: { name: categoryName }, inventory: { quantity: i } },
+      });
+    });
+    expect(sent().length).toBeGreaterThan(0);
+    expect(sent().length).toBeLessThan(pets.length);
+  });
+
+  it('answers lookups of one request in one statement per selection, a missing key as null', async () => {
+    const [a, b] = pets;
+    const answer = await t.gqlOk(
+      doc(`query ($a: ID!, $b: ID!) {
+        a: pet(id: $a) { id name }
+        b: pet(id: $b) { id name }
+        missing: pet(id: "999999") { id name }
+        again: pet(id: $a) { id name }
+        other: pet(id: $b) { id }
+      }`),
+      { a: a!.id, b: b!.id },
+    );
+    expect(answer).toEqual({
+      a: { id: a!.id, name: a!.name },
+      b: { id: b!.id, name: b!.name },
+      missing: null,
+      again: { id: a!.id, name: a!.name },
+      other: { id: b!.id },
+    });
+    // `{ id name }` three times, `{ id }` once: two texts.
+    expect(sent()).toHaveLength(2);
+  });
+
+  it('sends a lookup alone in its turn, with its one key', async () => {
+    expect(await t.gqlOk(PET, { id: pets[3]!.id })).toMatchObject({ pet: { id: pets[3]!.id } });
+    expect(sent()).toHaveLength(1);
+  });
+});

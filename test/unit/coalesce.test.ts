@@ -1,0 +1,131 @@
+/**
+ * Reads by key coalesced across requests (src/db/coalesce.ts), against a runner that records what it
+ * is asked to send and answers from a table of rows: which statements become one, and that each
+ * caller gets the rows of its own keys and nothing else.
+ */
+import { coalescing, MAX_COALESCED_KEYS, readsByKeys, type Statement } from '../../src/db/coalesce';
+
+type Row = { c0: bigint; owner: string };
+
+const ROWS: Row[] = [1n, 2n, 3n, 4n, 5n].flatMap((id) => [{ c0: id, owner: id % 2n ? 'alice' : 'bob' }]);
+
+/** A runner over ROWS: `values[0]` the keys, `values[1]` (when present) the owner the rows must have. */
+function recordingRunner() {
+  const sent: Statement[] = [];
+  let failWith: Error | null = null;
+  const run = async <T>(_target: object, statement: Statement): Promise<T[]> => {
+    sent.push(statement);
+    if (failWith) throw failWith;
+    const keys = (statement.values[0] as bigint[]).map(String);
+    const owner = statement.values[1] as string | undefined;
+    return ROWS.filter((r) => keys.includes(String(r.c0)) && (owner === undefined || r.owner === owner)) as T[];
+  };
+  return {
+    run,
+    sent,
+    fail: (error: Error | null) => {
+      failWith = error;
+    },
+  };
+}
+
+const TEXT = 'SELECT c0, owner FROM t WHERE c0 = ANY($1) AND owner = $2';
+
+function byKeys(keys: bigint[], owner: string, text = TEXT): Statement {
+  return readsByKeys({ text, values: [keys, owner] }, keys, 'c0');
+}
+
+const ids = (rows: Row[]) => rows.map((r) => r.c0);
+
+describe('reads by key coalesced across callers', () => {
+  const pool = {};
+
+  it('sends the reads of one turn with the same text and other values as ONE statement over their keys', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const [a, b, c] = await Promise.all([
+      run<Row>(pool, byKeys([1n], 'alice')),
+      run<Row>(pool, byKeys([3n, 5n], 'alice')),
+      run<Row>(pool, byKeys([1n], 'alice')),
+    ]);
+    expect(r.sent).toHaveLength(1);
+    expect(r.sent[0]!.values[0]).toEqual([1n, 3n, 5n]);
+    expect(ids(a!)).toEqual([1n]);
+    expect(ids(b!)).toEqual([3n, 5n]);
+    expect(ids(c!)).toEqual([1n]);
+  });
+
+  it("never puts two callers' reads in one statement when any other value differs (an owner)", async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    // Bob asks for alice's order 1 in the same turn as alice: he must get nothing.
+    const [alice, bob] = await Promise.all([
+      run<Row>(pool, byKeys([1n], 'alice')),
+      run<Row>(pool, byKeys([1n], 'bob')),
+    ]);
+    expect(ids(alice!)).toEqual([1n]);
+    expect(bob).toEqual([]);
+    expect(r.sent).toHaveLength(2);
+  });
+
+  it('keeps statements of other texts, and of other pools, apart', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const replica = {};
+    await Promise.all([
+      run(pool, byKeys([1n], 'alice')),
+      run(pool, byKeys([3n], 'alice', `${TEXT} `)),
+      run(replica, byKeys([5n], 'alice')),
+    ]);
+    expect(r.sent).toHaveLength(3);
+  });
+
+  it('sends a read alone in its turn as it was asked (the same statement object)', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const statement = byKeys([3n], 'alice');
+    expect(ids(await run<Row>(pool, statement))).toEqual([3n]);
+    expect(r.sent).toEqual([statement]);
+  });
+
+  it('passes unmarked statements straight through, in the same turn', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const plain = { text: TEXT, values: [[1n], 'alice'] };
+    const pending = run(pool, plain);
+    expect(r.sent).toEqual([plain]);
+    await pending;
+  });
+
+  it('fails every caller of a statement that fails, and the next turn starts afresh', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    r.fail(new Error('canceling statement due to statement timeout'));
+    const results = await Promise.allSettled([run(pool, byKeys([1n], 'alice')), run(pool, byKeys([3n], 'alice'))]);
+    expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected']);
+    r.fail(null);
+    expect(ids(await run<Row>(pool, byKeys([5n], 'alice')))).toEqual([5n]);
+  });
+
+  it(`sends at most ${MAX_COALESCED_KEYS} keys in one statement`, async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const reads = Array.from({ length: MAX_COALESCED_KEYS + 10 }, (_, i) =>
+      run(pool, byKeys([BigInt(i + 1)], 'alice')),
+    );
+    await Promise.all(reads);
+    expect(r.sent.map((s) => (s.values[0] as bigint[]).length)).toEqual([MAX_COALESCED_KEYS, 10]);
+  });
+
+  it('does not mark a statement whose keys it cannot find by identity, or finds twice', () => {
+    const keys = [1n];
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const twice = readsByKeys({ text: TEXT, values: [keys, keys] }, keys, 'c0');
+    const absent = readsByKeys({ text: TEXT, values: [[1n], 'alice'] }, keys, 'c0');
+    void run(pool, twice);
+    void run(pool, absent);
+    // Both went straight through: not held for the turn's batch.
+    expect(r.sent).toEqual([twice, absent]);
+  });
+});
