@@ -97,6 +97,39 @@ describe.each([['the read compiler', 'compiler']])(
       expect((await gql(t.url, ORDER, { id: aliceOrder.id }, staffKey)).body.data.order.id).toBe(aliceOrder.id);
     });
 
+    it("order(id) and node asked at once by both customers and staff: each their own, never the other's", async () => {
+      // Lookups of one turn are coalesced into one statement per text and values (src/db/coalesce.ts):
+      // many in flight at once, over several connections, so that they share turns.
+      const asks = [
+        { who: alice, name: 'alice', order: aliceOrder },
+        { who: bob, name: 'bob', order: aliceOrder },
+        { who: alice, name: 'alice', order: bobOrder },
+        { who: bob, name: 'bob', order: bobOrder },
+        { who: staff, name: 'staff', order: aliceOrder },
+        { who: staff, name: 'staff', order: bobOrder },
+      ];
+      const sees = (name: string, order: { id: string }) =>
+        name === 'staff' || order === (name === 'alice' ? aliceOrder : bobOrder);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => asks).flatMap((round) =>
+          round.flatMap(({ who, name, order }) => [
+            gql(t.url, ORDER, { id: order.id }, who).then((a) => ({
+              name,
+              order,
+              got: a.body.data?.order?.id ?? null,
+            })),
+            gql(t.url, NODE, { id: order.nodeId }, who).then((a) => ({
+              name,
+              order,
+              got: a.body.data?.node?.id ?? null,
+            })),
+          ]),
+        ),
+      );
+      for (const { name, order, got } of answers)
+        expect([name, got]).toEqual([name, sees(name, order) ? order.id : null]);
+    });
+
     it('orders and totalCount: their own only; staff see every order', async () => {
       const mine = (await gql(t.url, ORDERS, {}, alice)).body.data.orders;
       expect(ids(mine.nodes)).toEqual([aliceOrder.id]);
