@@ -17,6 +17,10 @@
  * pinned to the primary is never answered from a replica because another one was not. A statement
  * that fails fails every caller it served, as each would have failed alone.
  *
+ * Shared reads (`readsShared`) are the case without keys: identical statements of one turn (the same
+ * text and values) are sent once and every caller gets the same rows. A subscription event's object
+ * is read by each subscriber's context with the same statement when they subscribed with one document.
+ *
  * When: the batch is sent at `setImmediate`, after the I/O callbacks of the current turn (every
  * request whose bytes arrived in it has reached its reads by then: they chain on promises); alone in
  * its turn, a read is sent as it was, one turn later.
@@ -27,7 +31,7 @@ import type { Prisma } from '../generated/prisma/client';
 export type Statement = Pick<Prisma.Sql, 'text' | 'values'>;
 
 interface KeyedRead {
-  /** The position, in `values`, of the array of keys. */
+  /** The position, in `values`, of the array of keys; -1: no keys, the same statement shared (`readsShared`). */
   at: number;
   /** The output column holding each row's key. */
   column: string;
@@ -43,6 +47,16 @@ export function readsByKeys<S extends Statement>(statement: S, keys: readonly un
   const at = statement.values.indexOf(keys);
   // Only an unambiguous position: the same array twice could not be told apart.
   if (at >= 0 && statement.values.indexOf(keys, at + 1) < 0) keyedReads.set(statement, { at, column });
+  return statement;
+}
+
+/**
+ * Marks `statement` as one whose identical copies (the same text and values) asked in one turn may be
+ * sent once, every caller getting the same rows: the relations of an event's object, read by each
+ * subscriber's own context (1,000 subscribers of one document: one statement per event, not 1,000).
+ */
+export function readsShared<S extends Statement>(statement: S): S {
+  keyedReads.set(statement, { at: -1, column: '' });
   return statement;
 }
 
@@ -68,7 +82,7 @@ type Runner<P> = <T>(target: P, statement: Statement) => Promise<T[]>;
 function batchId(statement: Statement, at: number): string | null {
   try {
     const others = statement.values.map((v, i) => (i === at ? null : v));
-    return `${statement.text}\u0000${JSON.stringify(others, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
+    return `${at}\u0000${statement.text}\u0000${JSON.stringify(others, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
   } catch {
     return null; // a value JSON cannot write: not coalesced
   }
@@ -89,6 +103,17 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
     if (batch.waiters.length === 1) {
       const [only] = batch.waiters;
       run(target, batch.statement).then(only!.resolve, only!.reject);
+      return;
+    }
+    if (batch.read.at < 0) {
+      run<unknown>(target, batch.statement).then(
+        (rows) => {
+          for (const waiter of batch.waiters) waiter.resolve([...rows]);
+        },
+        (error: unknown) => {
+          for (const waiter of batch.waiters) waiter.reject(error);
+        },
+      );
       return;
     }
     const values = [...batch.statement.values];
@@ -122,7 +147,7 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
 
   return function coalesced<T>(target: P, statement: Statement): Promise<T[]> {
     const read = keyedReads.get(statement);
-    const keys = read ? statement.values[read.at] : undefined;
+    const keys = !read ? undefined : read.at < 0 ? [] : statement.values[read.at];
     const id = read && Array.isArray(keys) ? batchId(statement, read.at) : null;
     if (!read || id === null) return run<T>(target, statement);
     let batches = pending.get(target);

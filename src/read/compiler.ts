@@ -32,7 +32,7 @@ import { collectSubfields } from 'graphql/execution/collectFields';
 import { types as pgTypes } from 'pg';
 import { parse as parseArray } from 'postgres-array';
 import { Prisma } from '../generated/prisma/client';
-import { readsByKeys } from '../db/coalesce';
+import { readsByKeys, readsShared } from '../db/coalesce';
 import { AppError } from '../errors/app-error';
 import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
 import { buildPage, limitSql, windowOrderBy, type PageSql } from '../common/pagination';
@@ -534,8 +534,11 @@ export async function readRelationsOf(
   const relationsOnly: ObjectPlan = { ...plan, scalars: [] };
   const alias = Prisma.raw(plan.alias);
   // The ordinal first: a row has a column even when every relation selected was refused.
+  // Every subscriber of one document reads the same statement for an event: sent once a turn (db/coalesce.ts).
   const result = await services.reader.query<Record<string, unknown>>(
-    Prisma.sql`SELECT ${compilation.select(relationsOnly, [Prisma.sql`${alias}."$ord" AS ord`])} FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan, false)} ORDER BY ${alias}."$ord"`,
+    readsShared(
+      Prisma.sql`SELECT ${compilation.select(relationsOnly, [Prisma.sql`${alias}."$ord" AS ord`])} FROM unnest(${Prisma.join(arrays, ', ')}) WITH ORDINALITY AS ${alias}(${columns}) ${compilation.joins(plan, false)} ORDER BY ${alias}."$ord"`,
+    ),
   );
   return result.map((row, i) => ({
     ...rows[i],

@@ -114,4 +114,37 @@ describe('statements of subscription events', () => {
       await client.dispose();
     }
   });
+
+  it("sends an event's relations once for all the subscribers of one document (src/db/coalesce.ts)", async () => {
+    const categoryId = (await makeCategory(t)).id;
+    const petId = (await makePet(t, { categoryId, stock: 10 })).id.toString();
+    const clients = Array.from({ length: 4 }, () =>
+      connectWs(url, { connectionParams: { Authorization: t.admin.authorization } }),
+    );
+    // Where the reader hands statements to the driver: PGlite's query, or the pool's.
+    const spy = jest.spyOn((t.db.pglite ?? t.db.pool) as unknown as { query(q: unknown): unknown }, 'query');
+    try {
+      // The previous test's subscription is gone once its client's close has reached the server.
+      await until(() => t.app.subscriptions.subscriptionCount === 0);
+      const streams = clients.map((client) => subscribe(client, ORDER_EVENTS, { petIds: [petId] }));
+      await until(() => t.app.subscriptions.subscriptionCount >= clients.length);
+      spy.mockClear();
+      await t.gqlOk(PLACE_ID, { p: petId });
+      for (const events of streams) {
+        const [event] = await events.take(1);
+        expect(event!.data!.orderEvents.order.pet).toEqual({
+          name: expect.any(String),
+          category: { name: expect.any(String) },
+          inventory: { quantity: 9 },
+        });
+      }
+      const eventReads = spy.mock.calls
+        .map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text))
+        .filter((text) => text.includes('WITH ORDINALITY'));
+      expect(eventReads).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      await Promise.all(clients.map((client) => client.dispose()));
+    }
+  });
 });

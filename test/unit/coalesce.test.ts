@@ -3,7 +3,7 @@
  * is asked to send and answers from a table of rows: which statements become one, and that each
  * caller gets the rows of its own keys and nothing else.
  */
-import { coalescing, MAX_COALESCED_KEYS, readsByKeys, type Statement } from '../../src/db/coalesce';
+import { coalescing, MAX_COALESCED_KEYS, readsByKeys, readsShared, type Statement } from '../../src/db/coalesce';
 
 type Row = { c0: bigint; owner: string };
 
@@ -115,6 +115,33 @@ describe('reads by key coalesced across callers', () => {
     );
     await Promise.all(reads);
     expect(r.sent.map((s) => (s.values[0] as bigint[]).length)).toEqual([MAX_COALESCED_KEYS, 10]);
+  });
+
+  it('sends identical shared statements of one turn once, every caller getting the rows; others apart', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const shared = () => readsShared({ text: TEXT, values: [[1n, 3n], 'alice'] });
+    const [a, b, c] = await Promise.all([
+      run<Row>(pool, shared()),
+      run<Row>(pool, shared()),
+      run<Row>(pool, readsShared({ text: TEXT, values: [[1n, 3n], 'bob'] })),
+    ]);
+    expect(r.sent).toHaveLength(2);
+    expect(ids(a!)).toEqual([1n, 3n]);
+    expect(b).toEqual(a);
+    expect(b).not.toBe(a);
+    expect(c).toEqual([]);
+  });
+
+  it('never coalesces a shared statement with a keyed one of the same text and values', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const keys = [1n];
+    await Promise.all([
+      run(pool, readsShared({ text: TEXT, values: [keys, 'alice'] })),
+      run(pool, readsByKeys({ text: TEXT, values: [keys, 'alice'] }, keys, 'c0')),
+    ]);
+    expect(r.sent).toHaveLength(2);
   });
 
   it('does not mark a statement whose keys it cannot find by identity, or finds twice', () => {
