@@ -9,6 +9,8 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
 const SUBSCRIPTION = `subscription($p: [ID!]) { stockChanged(petIds: $p) { petId quantity status } }`;
+/** `--relations`: each event's item also reads its pet and the pet's category (one statement per event and document). */
+const WITH_RELATIONS = `subscription($p: [ID!]) { stockChanged(petIds: $p) { petId quantity status pet { name category { name } } } }`;
 
 interface Start {
   type: 'start';
@@ -18,6 +20,7 @@ interface Start {
   w4Pets: number;
   probePet: string;
   probeEvery: number;
+  relations: boolean;
 }
 type Message = Start | { type: 'arrivals'; ids: string[] } | { type: 'stop' };
 
@@ -44,7 +47,7 @@ async function start(m: Start): Promise<number> {
       await connected;
       const pets = [String(1 + (i % m.w4Pets)), ...(i % m.probeEvery === 0 ? [m.probePet] : [])];
       client.subscribe<{ stockChanged: { petId: string; quantity: number } }>(
-        { query: SUBSCRIPTION, variables: { p: pets } },
+        { query: m.relations ? WITH_RELATIONS : SUBSCRIPTION, variables: { p: pets } },
         {
           next: (r) => {
             received++;

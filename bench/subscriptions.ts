@@ -1,6 +1,8 @@
 /**
  * The subscriptions benchmark of issue 13: `npm run bench -- --subscriptions` (or on its own,
- * `npm run build:bench && node dist/bench/subscriptions.js [--quick] [--subscribers N] [--duration S]`).
+ * `npm run build:bench && node dist/bench/subscriptions.js [--quick] [--subscribers N] [--duration S]
+ * [--relations] [--baseline DIR]`): `--relations` has every subscriber select the item's pet and its
+ * category (the relations of each event are then read); `--baseline DIR` measures that checkout's build).
  *
  * On a seeded PostgreSQL database (seed.ts) and the gateway as shipped (T3, targets.ts):
  * 1. W4 (placeOrder at 32 connections over the 100 W4 pets) with no subscriber: throughput, with
@@ -23,7 +25,7 @@ import { Client as PgClient } from 'pg';
 import { projectRoot } from '../src/config';
 import { percentile, runLoad, type LoadResult } from './load';
 import { createApiKey, DATA, seedPostgres } from './seed';
-import { startTarget } from './targets';
+import { baseline, startTarget } from './targets';
 
 /** A pet outside W4's 1..100 whose stock the probe sets directly in SQL. */
 const PROBE_PET = '500';
@@ -55,13 +57,17 @@ export async function runSubscriptionBench(opts: {
   subscribers: number;
   durationSec: number;
   adminUrl: string;
+  /** Subscribers also select each item's pet and its category (`--relations`). */
+  relations?: boolean;
+  /** The gateway measured: T3, or T3base (`--baseline DIR`, for a lever's A/B). */
+  target?: 'T3' | 'T3base';
 }): Promise<SubscriptionBenchResult> {
   const data = await seedPostgres(opts.adminUrl);
   const dbEnv = { DATABASE_URL: data.url };
   const { key } = createApiKey(dbEnv);
   if (!key) throw new Error('this build has no API keys');
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const target = await startTarget('T3', 'postgres', dbEnv, {
+  const target = await startTarget(opts.target ?? 'T3', 'postgres', dbEnv, {
     RATE_LIMIT_MAX: '10000000',
     SUBSCRIPTION_CONNECTIONS_PER_ADDRESS: String(opts.subscribers + 10),
     SUBSCRIPTION_CONNECTIONS_PER_KEY: String(opts.subscribers + 10),
@@ -117,6 +123,7 @@ export async function runSubscriptionBench(opts: {
         w4Pets: DATA.w4Pets,
         probePet: PROBE_PET,
         probeEvery: PROBE_EVERY,
+        relations: opts.relations ?? false,
       },
       'started',
     );
@@ -217,13 +224,21 @@ export async function subscriptionsMain(): Promise<void> {
       quick: { type: 'boolean', default: false },
       subscribers: { type: 'string', default: '1000' },
       duration: { type: 'string' },
+      relations: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
     },
   });
+  if (values.baseline) baseline.dir = path.resolve(values.baseline);
   const result = await runSubscriptionBench({
     subscribers: Number(values.subscribers),
     durationSec: Number(values.duration ?? (values.quick ? 3 : 10)),
     adminUrl: process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
+    relations: values.relations,
+    target: values.baseline ? 'T3base' : 'T3',
   });
+  console.log(
+    `gateway: ${values.baseline ? `T3base (${values.baseline})` : 'T3'}; subscribers select relations: ${values.relations}`,
+  );
   const out = path.join(projectRoot, 'bench', 'results', 'subscriptions-latest.json');
   fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2) + '\n');
   console.log(subscriptionTable(result));
