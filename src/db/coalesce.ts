@@ -21,9 +21,12 @@
  * text and values) are sent once and every caller gets the same rows. A subscription event's object
  * is read by each subscriber's context with the same statement when they subscribed with one document.
  *
- * When: the batch is sent at `setImmediate`, after the I/O callbacks of the current turn (every
- * request whose bytes arrived in it has reached its reads by then: they chain on promises); alone in
- * its turn, a read is sent as it was, one turn later.
+ * When: a read by key goes at once while its pool has nothing in flight and nothing is held (a
+ * gateway under light load pays nothing for this). Otherwise, and for shared reads always, it is held until `setImmediate`, after the I/O
+ * callbacks of the current turn (every request whose bytes arrived in it has reached its reads by
+ * then: they chain on promises), and sent with the reads that joined it; alone, as it was asked.
+ * A lookup of one key (`readsByKey`) is sent as `= $1`, its relations as plain joins; only a batch
+ * of several gets the form over many keys, built then.
  */
 import type { Prisma } from '../generated/prisma/client';
 
@@ -31,10 +34,12 @@ import type { Prisma } from '../generated/prisma/client';
 export type Statement = Pick<Prisma.Sql, 'text' | 'values'>;
 
 interface KeyedRead {
-  /** The position, in `values`, of the array of keys; -1: no keys, the same statement shared (`readsShared`). */
+  /** The position, in `values`, of the keys (an array) or of the one key (`readsByKey`); -1: shared, no keys. */
   at: number;
   /** The output column holding each row's key. */
   column: string;
+  /** `readsByKey`: the statement over several keys, for a batch of more than one read. */
+  over?: (keys: unknown[]) => Statement;
 }
 
 const keyedReads = new WeakMap<object, KeyedRead>();
@@ -47,6 +52,23 @@ export function readsByKeys<S extends Statement>(statement: S, keys: readonly un
   const at = statement.values.indexOf(keys);
   // Only an unambiguous position: the same array twice could not be told apart.
   if (at >= 0 && statement.values.indexOf(keys, at + 1) < 0) keyedReads.set(statement, { at, column });
+  return statement;
+}
+
+/**
+ * Marks `statement`, a lookup of the one key `key` (`WHERE id = $n`, sent as it is when no other
+ * joins it), as one that may be coalesced: `over(keys)` writes the same read over several keys
+ * (`= ANY($n)`), built only for a batch of more than one. Not marked when `key` is among its values
+ * other than once (its position could not be told). Returns it.
+ */
+export function readsByKey<S extends Statement>(
+  statement: S,
+  key: unknown,
+  column: string,
+  over: (keys: unknown[]) => Statement,
+): S {
+  const at = statement.values.indexOf(key);
+  if (at >= 0 && statement.values.indexOf(key, at + 1) < 0) keyedReads.set(statement, { at, column, over });
   return statement;
 }
 
@@ -98,15 +120,24 @@ const keyOf = (key: unknown): string => String(key);
 export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
   let pending = new Map<P, Map<string, Batch>>();
   let scheduled = false;
+  /** Statements sent to each target and not answered yet. */
+  const inFlight = new Map<P, number>();
+  const counted = <T>(target: P, statement: Statement): Promise<T[]> => {
+    inFlight.set(target, (inFlight.get(target) ?? 0) + 1);
+    const done = () => inFlight.set(target, inFlight.get(target)! - 1);
+    const sent = run<T>(target, statement);
+    sent.then(done, done);
+    return sent;
+  };
 
   const send = (target: P, batch: Batch): void => {
     if (batch.waiters.length === 1) {
       const [only] = batch.waiters;
-      run(target, batch.statement).then(only!.resolve, only!.reject);
+      counted(target, batch.statement).then(only!.resolve, only!.reject);
       return;
     }
     if (batch.read.at < 0) {
-      run<unknown>(target, batch.statement).then(
+      counted<unknown>(target, batch.statement).then(
         (rows) => {
           for (const waiter of batch.waiters) waiter.resolve([...rows]);
         },
@@ -116,9 +147,15 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
       );
       return;
     }
-    const values = [...batch.statement.values];
-    values[batch.read.at] = [...batch.keys.values()];
-    run<Record<string, unknown>>(target, { text: batch.statement.text, values }).then(
+    const keys = [...batch.keys.values()];
+    let statement: Statement;
+    if (batch.read.over) statement = batch.read.over(keys);
+    else {
+      const values = [...batch.statement.values];
+      values[batch.read.at] = keys;
+      statement = { text: batch.statement.text, values };
+    }
+    counted<Record<string, unknown>>(target, statement).then(
       (rows) => {
         const byKey = new Map<string, Record<string, unknown>[]>();
         for (const row of rows) {
@@ -147,9 +184,14 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
 
   return function coalesced<T>(target: P, statement: Statement): Promise<T[]> {
     const read = keyedReads.get(statement);
-    const keys = !read ? undefined : read.at < 0 ? [] : statement.values[read.at];
-    const id = read && Array.isArray(keys) ? batchId(statement, read.at) : null;
-    if (!read || id === null) return run<T>(target, statement);
+    // A read by key while nothing is held and nothing waited for on this target: no other read to
+    // join, and none coming from a busy turn, so it goes now (light load pays no turn for it). Shared
+    // reads always wait for the turn: an event's subscribers ask theirs one after another in it.
+    if (!read || (read.at >= 0 && !scheduled && !inFlight.get(target))) return counted<T>(target, statement);
+    const key = read.at < 0 ? undefined : statement.values[read.at];
+    const keys = read.at < 0 ? [] : read.over ? [key] : key;
+    const id = Array.isArray(keys) ? batchId(statement, read.at) : null;
+    if (id === null) return counted<T>(target, statement);
     let batches = pending.get(target);
     if (!batches) pending.set(target, (batches = new Map()));
     let batch = batches.get(id);
@@ -162,7 +204,7 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
       batch = { statement, read, keys: new Map(), waiters: [] };
       batches.set(id, batch);
     }
-    for (const key of keys as unknown[]) batch.keys.set(keyOf(key), key);
+    for (const k of keys as unknown[]) batch.keys.set(keyOf(k), k);
     const joined = batch;
     const result = new Promise<T[]>((resolve, reject) => {
       joined.waiters.push({ keys: keys as unknown[], resolve: resolve as (rows: unknown[]) => void, reject });

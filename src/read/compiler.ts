@@ -32,7 +32,7 @@ import { collectSubfields } from 'graphql/execution/collectFields';
 import { types as pgTypes } from 'pg';
 import { parse as parseArray } from 'postgres-array';
 import { Prisma } from '../generated/prisma/client';
-import { readsByKeys, readsShared } from '../db/coalesce';
+import { readsByKey, readsByKeys, readsShared } from '../db/coalesce';
 import { AppError } from '../errors/app-error';
 import { OBJECT_TYPES, objectType, type Viewer } from '../common/object-types';
 import { buildPage, limitSql, windowOrderBy, type PageSql } from '../common/pagination';
@@ -80,11 +80,10 @@ interface RelationPlan {
   error?: unknown;
   /** To-one relations: SQL of the key the target row must have. */
   on?: Prisma.Sql;
-  /**
-   * A root lookup by its key (`pet(id:)`): the key as a list of one, which the statement binds as an
-   * array (`= ANY`), so that lookups of one turn are coalesced into one statement (db/coalesce.ts).
-   */
-  keys?: bigint[];
+  /** A root lookup by its key (`pet(id:)`): the key, so that lookups of one turn may be coalesced (db/coalesce.ts). */
+  key?: bigint;
+  /** The same lookup over several keys (`= ANY`): the statement of a coalesced batch. */
+  keys?: unknown[];
 }
 
 const quote = (field: string) => `"${field}"`;
@@ -190,7 +189,7 @@ class Compilation {
         'field' in relation.from ? Prisma.raw(`${parentAlias}.${quote(relation.from.field)}`) : Prisma.sql`${key}`;
       const child = this.object(relation.target, nodes);
       if (parentAlias === null && typeof key === 'bigint' && 'arg' in relation.from && !relation.via) {
-        return { nodes, relation, on, child, keys: [key] };
+        return { nodes, relation, on, child, key };
       }
       if (relation.via) {
         child.inherited = Object.fromEntries(
@@ -333,7 +332,10 @@ class Compilation {
     const { child } = plan;
     const select = this.select(child);
     if (plan.relation.kind === 'one') {
-      return Prisma.sql`SELECT ${select} FROM (${this.rowsOf(plan)}) ${Prisma.raw(child.alias)} ${this.joins(child, false)}`;
+      // A lookup by key (`keys`) joins its to-one relations as probes (`LIMIT 1`, as inside a nested
+      // page): coalesced, it reads a few rows, and a generic plan of `= ANY($1)` would cost the joins
+      // as if for ten and may hash whole tables.
+      return Prisma.sql`SELECT ${select} FROM (${this.rowsOf(plan)}) ${Prisma.raw(child.alias)} ${this.joins(child, plan.keys !== undefined)}`;
     }
     const page = plan.page!;
     const rows = Prisma.sql`SELECT ${select} FROM ${this.pageRows(plan, false)}`;
@@ -460,7 +462,11 @@ export async function readTopLevel(
   const compilation = new Compilation(info, services, viewer);
   const plan = compilation.relation(parentType, relation, info.fieldNodes, null);
   const statement = compilation.statement(plan);
-  if (plan.keys) readsByKeys(statement, plan.keys, keyColumn(plan.child));
+  // A lookup by key goes as it always went (`= $1`); coalesced with others of its turn, the batch
+  // is the same read over their keys (db/coalesce.ts).
+  const key = plan.key;
+  if (key !== undefined)
+    readsByKey(statement, key, keyColumn(plan.child), (keys) => compilation.statement({ ...plan, keys }));
   const rows = await services.reader.query<Record<string, unknown>>(statement);
   if (plan.relation.kind === 'one')
     return rows[0] ? fromColumns(new Columns(Object.values(rows[0]), false), plan.child) : null;

@@ -6,6 +6,7 @@
  */
 import type { Pool } from 'pg';
 import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
+import { usingPostgres } from '../helpers/test-database';
 import { makeCategory, makePet } from '../helpers/factories';
 
 const doc = (text: string) => text as unknown as TypedDocument<any, any>;
@@ -16,7 +17,7 @@ describe('root lookups by key, coalesced', () => {
   let t: TestApp;
   const pets: { id: string; name: string }[] = [];
   let categoryName: string;
-  /** The keyed statements the driver was asked to send since the last `reset`. */
+  /** The lookups of pets by key the driver was asked to send since the last `reset`. */
   let sent: () => string[];
   let reset: () => void;
 
@@ -34,7 +35,7 @@ describe('root lookups by key, coalesced', () => {
     const keyed = () =>
       spy.mock.calls
         .map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text))
-        .filter((text) => text.includes('= ANY('));
+        .filter((text) => /FROM pets WHERE id = /.test(text));
     let from = 0;
     sent = () => keyed().slice(from);
     reset = () => {
@@ -52,8 +53,10 @@ describe('root lookups by key, coalesced', () => {
         pet: { id: pets[i]!.id, name: pets[i]!.name, category: { name: categoryName }, inventory: { quantity: i } },
       });
     });
-    expect(sent().length).toBeGreaterThan(0);
-    expect(sent().length).toBeLessThan(pets.length);
+    // A lookup goes at once while nothing is in flight on its pool: PGlite, in process, answers each
+    // before the next request reaches its read; a server's round trip lets the next ones join.
+    if (usingPostgres()) expect(sent().length).toBeLessThan(pets.length);
+    else expect(sent().length).toBeLessThanOrEqual(pets.length);
   });
 
   it('answers lookups of one request in one statement per selection, a missing key as null', async () => {
@@ -75,12 +78,37 @@ describe('root lookups by key, coalesced', () => {
       again: { id: a!.id, name: a!.name },
       other: { id: b!.id },
     });
-    // `{ id name }` three times, `{ id }` once: two texts.
-    expect(sent()).toHaveLength(2);
+    // The first lookup goes at once; the others, asked while it is in flight, are held for the turn:
+    // `{ id name }` three more times in one statement over their keys, `{ id }` alone as it was.
+    expect(sent()).toHaveLength(3);
+    expect(sent().filter((text) => text.includes('= ANY('))).toHaveLength(1);
   });
 
-  it('sends a lookup alone in its turn, with its one key', async () => {
+  it('sends a lookup alone in its turn as a lookup of one key (`= $1`), as before coalescing', async () => {
     expect(await t.gqlOk(PET, { id: pets[3]!.id })).toMatchObject({ pet: { id: pets[3]!.id } });
     expect(sent()).toHaveLength(1);
+    expect(sent()[0]).toMatch(/FROM pets WHERE id = \$1\)/);
+    expect(sent()[0]).not.toContain('ANY(');
+  });
+
+  it('sends coalesced lookups as one statement over their keys (`= ANY`), relations joined as probes', async () => {
+    const [a, b, c] = pets;
+    const answer = await t.gqlOk(
+      doc(`query ($a: ID!, $b: ID!, $c: ID!) {
+        a: pet(id: $a) { id category { name } inventory { quantity } }
+        b: pet(id: $b) { id category { name } inventory { quantity } }
+        c: pet(id: $c) { id category { name } inventory { quantity } }
+      }`),
+      { a: a!.id, b: b!.id, c: c!.id },
+    );
+    expect(answer).toEqual({
+      a: { id: a!.id, category: { name: categoryName }, inventory: { quantity: 0 } },
+      b: { id: b!.id, category: { name: categoryName }, inventory: { quantity: 1 } },
+      c: { id: c!.id, category: { name: categoryName }, inventory: { quantity: 2 } },
+    });
+    expect(sent()).toHaveLength(2);
+    expect(sent()[0]).not.toContain('ANY(');
+    expect(sent()[1]).toContain('WHERE id = ANY($1::bigint[])');
+    expect(sent()[1]).toContain('LIMIT 1');
   });
 });

@@ -3,26 +3,42 @@
  * is asked to send and answers from a table of rows: which statements become one, and that each
  * caller gets the rows of its own keys and nothing else.
  */
-import { coalescing, MAX_COALESCED_KEYS, readsByKeys, readsShared, type Statement } from '../../src/db/coalesce';
+import {
+  coalescing,
+  MAX_COALESCED_KEYS,
+  readsByKey,
+  readsByKeys,
+  readsShared,
+  type Statement,
+} from '../../src/db/coalesce';
 
 type Row = { c0: bigint; owner: string };
 
 const ROWS: Row[] = [1n, 2n, 3n, 4n, 5n].flatMap((id) => [{ c0: id, owner: id % 2n ? 'alice' : 'bob' }]);
 
-/** A runner over ROWS: `values[0]` the keys, `values[1]` (when present) the owner the rows must have. */
+/** A runner over ROWS: `values[0]` the keys (or one key), `values[1]` (when present) the owner the rows must have. */
 function recordingRunner() {
   const sent: Statement[] = [];
   let failWith: Error | null = null;
+  const releases: (() => void)[] = [];
   const run = async <T>(_target: object, statement: Statement): Promise<T[]> => {
+    if (statement.text === 'BUSY') {
+      await new Promise<void>((r) => releases.push(r));
+      return [];
+    }
     sent.push(statement);
     if (failWith) throw failWith;
-    const keys = (statement.values[0] as bigint[]).map(String);
+    const asked = statement.values[0];
+    const keys = (Array.isArray(asked) ? asked : [asked]).map(String);
     const owner = statement.values[1] as string | undefined;
     return ROWS.filter((r) => keys.includes(String(r.c0)) && (owner === undefined || r.owner === owner)) as T[];
   };
   return {
     run,
     sent,
+    /** A statement in flight on `target` until `release`: reads asked meanwhile are held for their turn. */
+    busy: (coalesced: ReturnType<typeof coalescing<object>>, target: object) => void coalesced(target, BUSY),
+    release: () => releases.splice(0).forEach((r) => r()),
     fail: (error: Error | null) => {
       failWith = error;
     },
@@ -30,6 +46,7 @@ function recordingRunner() {
 }
 
 const TEXT = 'SELECT c0, owner FROM t WHERE c0 = ANY($1) AND owner = $2';
+const BUSY: Statement = { text: 'BUSY', values: [] };
 
 function byKeys(keys: bigint[], owner: string, text = TEXT): Statement {
   return readsByKeys({ text, values: [keys, owner] }, keys, 'c0');
@@ -43,6 +60,7 @@ describe('reads by key coalesced across callers', () => {
   it('sends the reads of one turn with the same text and other values as ONE statement over their keys', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const [a, b, c] = await Promise.all([
       run<Row>(pool, byKeys([1n], 'alice')),
       run<Row>(pool, byKeys([3n, 5n], 'alice')),
@@ -58,6 +76,7 @@ describe('reads by key coalesced across callers', () => {
   it("never puts two callers' reads in one statement when any other value differs (an owner)", async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     // Bob asks for alice's order 1 in the same turn as alice: he must get nothing.
     const [alice, bob] = await Promise.all([
       run<Row>(pool, byKeys([1n], 'alice')),
@@ -71,6 +90,7 @@ describe('reads by key coalesced across callers', () => {
   it('keeps statements of other texts, and of other pools, apart', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const replica = {};
     await Promise.all([
       run(pool, byKeys([1n], 'alice')),
@@ -83,14 +103,44 @@ describe('reads by key coalesced across callers', () => {
   it('sends a read alone in its turn as it was asked (the same statement object)', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const statement = byKeys([3n], 'alice');
     expect(ids(await run<Row>(pool, statement))).toEqual([3n]);
     expect(r.sent).toEqual([statement]);
   });
 
+  it('sends a read at once, in its own turn, while its pool has nothing in flight', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const statement = byKeys([3n], 'alice');
+    const pending = run<Row>(pool, statement);
+    expect(r.sent).toEqual([statement]);
+    expect(ids(await pending)).toEqual([3n]);
+  });
+
+  it('sends a lookup of one key as it is, and lookups that join it over their keys (`readsByKey`)', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    r.busy(run, pool);
+    const SCALAR = 'SELECT c0, owner FROM t WHERE c0 = $1 AND owner = $2';
+    const lookup = (id: bigint, owner: string) =>
+      readsByKey({ text: SCALAR, values: [id, owner] }, id, 'c0', (keys) => ({ text: TEXT, values: [keys, owner] }));
+    const alone = lookup(5n, 'bob');
+    const [a, b, c] = await Promise.all([
+      run<Row>(pool, lookup(1n, 'alice')),
+      run<Row>(pool, lookup(3n, 'alice')),
+      run<Row>(pool, alone),
+    ]);
+    expect(r.sent).toEqual([{ text: TEXT, values: [[1n, 3n], 'alice'] }, alone]);
+    expect(ids(a!)).toEqual([1n]);
+    expect(ids(b!)).toEqual([3n]);
+    expect(c).toEqual([]);
+  });
+
   it('passes unmarked statements straight through, in the same turn', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const plain = { text: TEXT, values: [[1n], 'alice'] };
     const pending = run(pool, plain);
     expect(r.sent).toEqual([plain]);
@@ -100,6 +150,7 @@ describe('reads by key coalesced across callers', () => {
   it('fails every caller of a statement that fails, and the next turn starts afresh', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     r.fail(new Error('canceling statement due to statement timeout'));
     const results = await Promise.allSettled([run(pool, byKeys([1n], 'alice')), run(pool, byKeys([3n], 'alice'))]);
     expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected']);
@@ -110,6 +161,7 @@ describe('reads by key coalesced across callers', () => {
   it(`sends at most ${MAX_COALESCED_KEYS} keys in one statement`, async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const reads = Array.from({ length: MAX_COALESCED_KEYS + 10 }, (_, i) =>
       run(pool, byKeys([BigInt(i + 1)], 'alice')),
     );
@@ -120,6 +172,7 @@ describe('reads by key coalesced across callers', () => {
   it('sends identical shared statements of one turn once, every caller getting the rows; others apart', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const shared = () => readsShared({ text: TEXT, values: [[1n, 3n], 'alice'] });
     const [a, b, c] = await Promise.all([
       run<Row>(pool, shared()),
@@ -136,6 +189,7 @@ describe('reads by key coalesced across callers', () => {
   it('never coalesces a shared statement with a keyed one of the same text and values', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const keys = [1n];
     await Promise.all([
       run(pool, readsShared({ text: TEXT, values: [keys, 'alice'] })),
@@ -148,6 +202,7 @@ describe('reads by key coalesced across callers', () => {
     const keys = [1n];
     const r = recordingRunner();
     const run = coalescing(r.run);
+    r.busy(run, pool);
     const twice = readsByKeys({ text: TEXT, values: [keys, keys] }, keys, 'c0');
     const absent = readsByKeys({ text: TEXT, values: [[1n], 'alice'] }, keys, 'c0');
     void run(pool, twice);
