@@ -104,7 +104,8 @@ type Runner<P> = <T>(target: P, statement: Statement) => Promise<T[]>;
 function batchId(statement: Statement, at: number): string | null {
   try {
     const others = statement.values.map((v, i) => (i === at ? null : v));
-    return `${at}\u0000${statement.text}\u0000${JSON.stringify(others, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
+    // A bigint as an object, so that it never reads like a string value (`3n` against "3n").
+    return `${at}\u0000${statement.text}\u0000${JSON.stringify(others, (_k, v: unknown) => (typeof v === 'bigint' ? { bigint: String(v) } : v))}`;
   } catch {
     return null; // a value JSON cannot write: not coalesced
   }
@@ -112,6 +113,58 @@ function batchId(statement: Statement, at: number): string | null {
 
 /** A key as the batch compares it: a row's key (bigint from the reader) and a caller's alike. */
 const keyOf = (key: unknown): string => String(key);
+
+/** Sends a batch: alone as it was asked, shared once, or over the union of its keys. */
+function sendBatch<P>(counted: Runner<P>, target: P, batch: Batch): void {
+  if (batch.waiters.length === 1) {
+    const [only] = batch.waiters;
+    counted(target, batch.statement).then(only!.resolve, only!.reject);
+    return;
+  }
+  if (batch.read.at < 0) {
+    counted<unknown>(target, batch.statement).then(
+      (rows) => {
+        for (const waiter of batch.waiters) waiter.resolve([...rows]);
+      },
+      (error: unknown) => {
+        for (const waiter of batch.waiters) waiter.reject(error);
+      },
+    );
+    return;
+  }
+  const keys = [...batch.keys.values()];
+  let statement: Statement;
+  try {
+    if (batch.read.over) statement = batch.read.over(keys);
+    else {
+      const values = [...batch.statement.values];
+      values[batch.read.at] = keys;
+      statement = { text: batch.statement.text, values };
+    }
+  } catch (error) {
+    // Thrown in the turn's callback, it would end the process and leave every caller waiting.
+    for (const waiter of batch.waiters) waiter.reject(error);
+    return;
+  }
+  counted<Record<string, unknown>>(target, statement).then(
+    (rows) => {
+      const byKey = new Map<string, Record<string, unknown>[]>();
+      for (const row of rows) {
+        const key = keyOf(row[batch.read.column]);
+        const list = byKey.get(key);
+        if (list) list.push(row);
+        else byKey.set(key, [row]);
+      }
+      for (const waiter of batch.waiters) {
+        const own = new Set(waiter.keys.map(keyOf));
+        waiter.resolve([...own].flatMap((key) => byKey.get(key) ?? []));
+      }
+    },
+    (error: unknown) => {
+      for (const waiter of batch.waiters) waiter.reject(error);
+    },
+  );
+}
 
 /**
  * Wraps `run` (which sends one statement to `target`, a pool) so that statements marked by
@@ -130,50 +183,7 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
     return sent;
   };
 
-  const send = (target: P, batch: Batch): void => {
-    if (batch.waiters.length === 1) {
-      const [only] = batch.waiters;
-      counted(target, batch.statement).then(only!.resolve, only!.reject);
-      return;
-    }
-    if (batch.read.at < 0) {
-      counted<unknown>(target, batch.statement).then(
-        (rows) => {
-          for (const waiter of batch.waiters) waiter.resolve([...rows]);
-        },
-        (error: unknown) => {
-          for (const waiter of batch.waiters) waiter.reject(error);
-        },
-      );
-      return;
-    }
-    const keys = [...batch.keys.values()];
-    let statement: Statement;
-    if (batch.read.over) statement = batch.read.over(keys);
-    else {
-      const values = [...batch.statement.values];
-      values[batch.read.at] = keys;
-      statement = { text: batch.statement.text, values };
-    }
-    counted<Record<string, unknown>>(target, statement).then(
-      (rows) => {
-        const byKey = new Map<string, Record<string, unknown>[]>();
-        for (const row of rows) {
-          const key = keyOf(row[batch.read.column]);
-          const list = byKey.get(key);
-          if (list) list.push(row);
-          else byKey.set(key, [row]);
-        }
-        for (const waiter of batch.waiters) {
-          const own = new Set(waiter.keys.map(keyOf));
-          waiter.resolve([...own].flatMap((key) => byKey.get(key) ?? []));
-        }
-      },
-      (error: unknown) => {
-        for (const waiter of batch.waiters) waiter.reject(error);
-      },
-    );
-  };
+  const send = (target: P, batch: Batch): void => sendBatch(counted, target, batch);
 
   const flush = (): void => {
     scheduled = false;

@@ -198,6 +198,32 @@ describe('reads by key coalesced across callers', () => {
     expect(r.sent).toHaveLength(2);
   });
 
+  it('never takes a bigint value for a string that reads like it (`1n` against "1n")', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    r.busy(run, pool);
+    const keys = [3n];
+    await Promise.all([
+      run(pool, byKeys([1n], '1n')),
+      run(pool, readsByKeys({ text: TEXT, values: [keys, 1n] }, keys, 'c0')),
+    ]);
+    expect(r.sent).toHaveLength(2);
+  });
+
+  it('fails every caller of a batch whose statement over many keys cannot be written, and nothing else', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    r.busy(run, pool);
+    const broken = (id: bigint) =>
+      readsByKey({ text: 'SCALAR', values: [id, 'alice'] }, id, 'c0', () => {
+        throw new Error('cannot write it');
+      });
+    const results = await Promise.allSettled([run(pool, broken(1n)), run(pool, broken(3n))]);
+    expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected']);
+    expect(r.sent).toEqual([]);
+    expect(ids(await run<Row>(pool, byKeys([5n], 'alice')))).toEqual([5n]);
+  });
+
   it('does not mark a statement whose keys it cannot find by identity, or finds twice', () => {
     const keys = [1n];
     const r = recordingRunner();
