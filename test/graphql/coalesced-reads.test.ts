@@ -4,9 +4,9 @@
  * (TEST_DATABASE_URL) alike: counted where the driver sends them, each answer checked against the
  * rows it asked for.
  */
-import type { Pool } from 'pg';
 import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { usingPostgres } from '../helpers/test-database';
+import { driverStatements } from '../helpers/driver-statements';
 import { makeCategory, makePet } from '../helpers/factories';
 
 const doc = (text: string) => text as unknown as TypedDocument<any, any>;
@@ -29,24 +29,15 @@ describe('root lookups by key, coalesced', () => {
       const pet = await makePet(t, { categoryId: category.id, stock: i });
       pets.push({ id: pet.id.toString(), name: pet.name });
     }
-    // Where the reader hands statements to the driver: PGlite's query, or the pool's.
-    const target = (t.db.pglite ?? t.db.pool) as unknown as Pick<Pool, 'query'>;
-    const spy = jest.spyOn(target, 'query');
-    const keyed = () =>
-      spy.mock.calls
-        .map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text))
-        .filter((text) => /FROM pets WHERE id = /.test(text));
-    let from = 0;
-    sent = () => keyed().slice(from);
-    reset = () => {
-      from = keyed().length;
-    };
+    const driver = driverStatements(t.db);
+    sent = () => driver.texts().filter((text) => /FROM pets WHERE id = /.test(text));
+    reset = driver.reset;
   });
   afterAll(async () => t.close());
 
   beforeEach(() => reset());
 
-  it('answers each of many concurrent lookups with its own row, in fewer statements than requests', async () => {
+  it('answers each of many concurrent lookups with its own row; on PostgreSQL in fewer statements than requests', async () => {
     const answers = await Promise.all(pets.map((p) => t.gqlOk(PET, { id: p.id })));
     answers.forEach((answer, i) => {
       expect(answer).toEqual({

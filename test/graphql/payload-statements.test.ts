@@ -8,6 +8,7 @@
 import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { insertOrder, makeCategory, makePet } from '../helpers/factories';
 import { connectWs, subscribe, until } from '../helpers/ws-client';
+import { driverStatements } from '../helpers/driver-statements';
 
 const doc = (text: string) => text as unknown as TypedDocument<any, any>;
 
@@ -121,14 +122,13 @@ describe('statements of subscription events', () => {
     const clients = Array.from({ length: 4 }, () =>
       connectWs(url, { connectionParams: { Authorization: t.admin.authorization } }),
     );
-    // Where the reader hands statements to the driver: PGlite's query, or the pool's.
-    const spy = jest.spyOn((t.db.pglite ?? t.db.pool) as unknown as { query(q: unknown): unknown }, 'query');
+    const driver = driverStatements(t.db);
     try {
       // The previous test's subscription is gone once its client's close has reached the server.
       await until(() => t.app.subscriptions.subscriptionCount === 0);
       const streams = clients.map((client) => subscribe(client, ORDER_EVENTS, { petIds: [petId] }));
       await until(() => t.app.subscriptions.subscriptionCount >= clients.length);
-      spy.mockClear();
+      driver.reset();
       await t.gqlOk(PLACE_ID, { p: petId });
       for (const events of streams) {
         const [event] = await events.take(1);
@@ -138,12 +138,10 @@ describe('statements of subscription events', () => {
           inventory: { quantity: 9 },
         });
       }
-      const eventReads = spy.mock.calls
-        .map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text))
-        .filter((text) => text.includes('WITH ORDINALITY'));
+      const eventReads = driver.texts().filter((text) => text.includes('WITH ORDINALITY'));
       expect(eventReads).toHaveLength(1);
     } finally {
-      spy.mockRestore();
+      driver.restore();
       await Promise.all(clients.map((client) => client.dispose()));
     }
   });
