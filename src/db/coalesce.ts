@@ -19,10 +19,14 @@
  *
  * Shared reads (`readsShared`) are the case without keys: identical statements of one turn (the same
  * text and values) are sent once and every caller gets the same rows. A subscription event's object
- * is read by each subscriber's context with the same statement when they subscribed with one document.
+ * is read by each subscriber's context with the same statement when they subscribed with one
+ * document; a root page is read with the same statement by every client that asks for it alike.
+ * (Apollo Router's `deduplicate_query` does the same for identical subgraph requests in flight; here
+ * a statement already sent is never joined, so nobody gets rows read before its request arrived.)
  *
- * When: a read by key goes at once while its pool has nothing in flight and nothing is held (a
- * gateway under light load pays nothing for this). Otherwise, and for shared reads always, it is held until `setImmediate`, after the I/O
+ * When: a read by key or a root page goes at once while its pool has nothing in flight and nothing
+ * is held (a gateway under light load pays nothing for this). Otherwise, and for an event's shared
+ * reads always, it is held until `setImmediate`, after the I/O
  * callbacks of the current turn (every request whose bytes arrived in it has reached its reads by
  * then: they chain on promises), and sent with the reads that joined it; alone, as it was asked.
  * A lookup of one key (`readsByKey`) is sent as `= $1`, its relations as plain joins; only a batch
@@ -40,6 +44,8 @@ interface KeyedRead {
   column: string;
   /** `readsByKey`: the statement over several keys, for a batch of more than one read. */
   over?: (keys: unknown[]) => Statement;
+  /** Sent at once while its pool has nothing in flight and nothing is held; false: always waits for the turn. */
+  idleAtOnce: boolean;
 }
 
 const keyedReads = new WeakMap<object, KeyedRead>();
@@ -51,7 +57,8 @@ const keyedReads = new WeakMap<object, KeyedRead>();
 export function readsByKeys<S extends Statement>(statement: S, keys: readonly unknown[], column: string): S {
   const at = statement.values.indexOf(keys);
   // Only an unambiguous position: the same array twice could not be told apart.
-  if (at >= 0 && statement.values.indexOf(keys, at + 1) < 0) keyedReads.set(statement, { at, column });
+  if (at >= 0 && statement.values.indexOf(keys, at + 1) < 0)
+    keyedReads.set(statement, { at, column, idleAtOnce: true });
   return statement;
 }
 
@@ -68,17 +75,26 @@ export function readsByKey<S extends Statement>(
   over: (keys: unknown[]) => Statement,
 ): S {
   const at = statement.values.indexOf(key);
-  if (at >= 0 && statement.values.indexOf(key, at + 1) < 0) keyedReads.set(statement, { at, column, over });
+  if (at >= 0 && statement.values.indexOf(key, at + 1) < 0)
+    keyedReads.set(statement, { at, column, over, idleAtOnce: true });
   return statement;
 }
 
 /**
  * Marks `statement` as one whose identical copies (the same text and values) asked in one turn may be
- * sent once, every caller getting the same rows: the relations of an event's object, read by each
- * subscriber's own context (1,000 subscribers of one document: one statement per event, not 1,000).
+ * sent once, every caller getting the same rows. `when`:
+ * - `'turn'`: always held for the turn. The relations of an event's object, read by each subscriber's
+ *   own context one after another in the turn the event arrived (1,000 subscribers of one document:
+ *   one statement per event, not 1,000).
+ * - `'busy'`: sent at once while its pool has nothing in flight and nothing is held, as a lookup by
+ *   key is; held for the turn otherwise. A root page (`pets(first: 50)`, a category's pets) asked by
+ *   many clients at once: under load, those of one turn share one statement.
+ * A statement sent after every caller asked it answers each as one sent for it alone would (read
+ * committed: it sees what had committed before it started), so a caller never gets rows older than
+ * its own request. A statement already sent is never joined.
  */
-export function readsShared<S extends Statement>(statement: S): S {
-  keyedReads.set(statement, { at: -1, column: '' });
+export function readsShared<S extends Statement>(statement: S, when: 'turn' | 'busy' = 'turn'): S {
+  keyedReads.set(statement, { at: -1, column: '', idleAtOnce: when === 'busy' });
   return statement;
 }
 
@@ -194,10 +210,11 @@ export function coalescing<P extends object>(run: Runner<P>): Runner<P> {
 
   return function coalesced<T>(target: P, statement: Statement): Promise<T[]> {
     const read = keyedReads.get(statement);
-    // A read by key while nothing is held and nothing waited for on this target: no other read to
-    // join, and none coming from a busy turn, so it goes now (light load pays no turn for it). Shared
-    // reads always wait for the turn: an event's subscribers ask theirs one after another in it.
-    if (!read || (read.at >= 0 && !scheduled && !inFlight.get(target))) return counted<T>(target, statement);
+    // A read by key (or a shared root read) while nothing is held and nothing waited for on this
+    // target: no other read to join, and none coming from a busy turn, so it goes now (light load
+    // pays no turn for it). An event's shared reads always wait for the turn: its subscribers ask
+    // theirs one after another in it.
+    if (!read || (read.idleAtOnce && !scheduled && !inFlight.get(target))) return counted<T>(target, statement);
     const key = read.at < 0 ? undefined : statement.values[read.at];
     const keys = read.at < 0 ? [] : read.over ? [key] : key;
     const id = Array.isArray(keys) ? batchId(statement, read.at) : null;

@@ -464,9 +464,11 @@ export async function readTopLevel(
   const statement = compilation.statement(plan);
   // A lookup by key goes as it always went (`= $1`); coalesced with others of its turn, the batch
   // is the same read over their keys (db/coalesce.ts).
+  // Any other (a page) is shared with the same statement asked alike in its turn.
   const key = plan.key;
   if (key !== undefined)
     readsByKey(statement, key, keyColumn(plan.child), (keys) => compilation.statement({ ...plan, keys }));
+  else readsShared(statement, 'busy');
   const rows = await services.reader.query<Record<string, unknown>>(statement);
   if (plan.relation.kind === 'one')
     return rows[0] ? fromColumns(new Columns(Object.values(rows[0]), false), plan.child) : null;

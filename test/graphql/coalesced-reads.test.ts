@@ -20,6 +20,8 @@ describe('root lookups by key, coalesced', () => {
   /** The lookups of pets by key the driver was asked to send since the last `reset`. */
   let sent: () => string[];
   let reset: () => void;
+  /** Every statement the driver was asked to send since the last `reset`. */
+  let all: () => string[];
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -32,6 +34,7 @@ describe('root lookups by key, coalesced', () => {
     const driver = driverStatements(t.db);
     sent = () => driver.texts().filter((text) => /FROM pets WHERE id = /.test(text));
     reset = driver.reset;
+    all = driver.texts;
   });
   afterAll(async () => t.close());
 
@@ -101,5 +104,24 @@ describe('root lookups by key, coalesced', () => {
     expect(sent()[0]).not.toContain('ANY(');
     expect(sent()[1]).toContain('WHERE id = ANY($1::bigint[])');
     expect(sent()[1]).toContain('LIMIT 1');
+  });
+
+  it('shares one page statement among identical concurrent page reads, and never between different pages', async () => {
+    const PAGE = doc('query ($first: Int!) { pets(first: $first) { nodes { id name inventory { quantity } } } }');
+    const pages = () => all().filter((text) => /FROM pets/.test(text) && !/WHERE id = /.test(text));
+    const firsts = [3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5];
+    const answers = await Promise.all(firsts.map((first) => t.gqlOk(PAGE, { first })));
+    const expected = (first: number) => ({
+      pets: { nodes: pets.slice(0, first).map((p, i) => ({ id: p.id, name: p.name, inventory: { quantity: i } })) },
+    });
+    answers.forEach((answer, i) => expect(answer).toEqual(expected(firsts[i]!)));
+    // Each answer is its own object graph, built from the shared rows.
+    expect(answers[1]).not.toBe(answers[0]);
+    // PGlite, in process, answers each page before the next request reaches its read; on a server,
+    // those asked while one is in flight wait for the turn and share a statement.
+    if (usingPostgres()) expect(pages().length).toBeLessThan(firsts.length);
+    else expect(pages().length).toBeLessThanOrEqual(firsts.length);
+    // Two page sizes are two statements' worth of values: never one answered with the other's rows.
+    expect(pages().length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -186,6 +186,37 @@ describe('reads by key coalesced across callers', () => {
     expect(c).toEqual([]);
   });
 
+  it("sends a root page's shared read (`'busy'`) at once while its pool is idle, and shares it only when held", async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const page = () => readsShared({ text: TEXT, values: [[1n, 3n], 'alice'] }, 'busy');
+    const alone = page();
+    const first = run<Row>(pool, alone);
+    // Nothing in flight, nothing held: sent in this turn, as it was asked.
+    expect(r.sent).toEqual([alone]);
+    // Asked while it is in flight: never joined to a statement already sent (it could have started
+    // before this caller's own write committed); held, and the ones of this turn share one statement.
+    const [b, c, d] = await Promise.all([
+      run<Row>(pool, page()),
+      run<Row>(pool, page()),
+      run<Row>(pool, readsShared({ text: TEXT, values: [[1n, 3n], 'bob'] }, 'busy')),
+    ]);
+    expect(ids(await first)).toEqual([1n, 3n]);
+    expect(r.sent).toHaveLength(3);
+    expect(ids(b!)).toEqual([1n, 3n]);
+    expect(c).toEqual(b);
+    expect(d).toEqual([]);
+  });
+
+  it("holds an event's shared read (`'turn'`, the default) for the turn even while its pool is idle", async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    const pending = run<Row>(pool, readsShared({ text: TEXT, values: [[1n], 'alice'] }));
+    expect(r.sent).toHaveLength(0);
+    expect(ids(await pending)).toEqual([1n]);
+    expect(r.sent).toHaveLength(1);
+  });
+
   it('never coalesces a shared statement with a keyed one of the same text and values', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
