@@ -44,7 +44,8 @@ export interface SqlSession {
  * Why: Prisma 6's client engine compiles every query in WASM on the event loop. Measured in issue 6,
  * a one-row `findUnique` costs ~0.6-0.8 ms of CPU and a 50-row `findMany` ~3 ms, against ~0.1 ms for
  * the same statement on the driver; on the read paths that dominate traffic that was most of a
- * request's cost. Writes, and every read inside a transaction, stay on Prisma.
+ * request's cost. Writes that are one call of a store function go on the driver too (`writer`); every
+ * other write, and every read inside a transaction, stays on Prisma.
  */
 export interface SqlReader {
   query<T>(statement: Prisma.Sql): Promise<T[]>;
@@ -54,6 +55,14 @@ export interface Database {
   readonly kind: DatabaseConfig['kind'];
   readonly prisma: PrismaClient;
   readonly sql: SqlReader;
+  /**
+   * A statement that writes in one round trip (a store function: `store_place_order`), run as it is
+   * on the primary, in its own transaction: never coalesced, never routed to a replica. Rows as the
+   * reader returns them (int8 as bigint, timestamptz as Date). Why not Prisma's `$queryRaw`: its
+   * engine serialises every statement and its result through WASM, measured at 11 % of the
+   * gateway's CPU per `placeOrder` (docs/benchmarks.md, round 11); the statement is the same.
+   */
+  readonly writer: SqlReader;
   /** The embedded engine itself (pglite mode only): tracing wraps it; the tests set template settings through it. */
   readonly pglite?: PGlite;
   /** The connection pool (postgres mode only): its counts are the metrics' pool gauges. */
@@ -113,6 +122,9 @@ const PG_TYPES: CustomTypesConfig = {
     oid === pgTypes.builtins.INT8 ? BigInt : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
+/** PGlite's own parser gives int8 as a number (exact only to 2^53): the writer's rows take bigint, as the reader's. */
+const PGLITE_INT8 = { [pgTypes.builtins.INT8]: (value: string) => BigInt(value) };
+
 /** Arbitrary, fixed key of the advisory lock taken while migrating. */
 export const MIGRATION_LOCK_KEY = 72_707_369;
 
@@ -148,6 +160,10 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
       return run<T>(pglite, statement);
     },
   };
+  const writer: SqlReader = {
+    query: async <T>(statement: Prisma.Sql) =>
+      (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows,
+  };
   const session: SqlSession = {
     exec: async (sql) => {
       await pglite.exec(sql);
@@ -159,6 +175,7 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
     kind: 'pglite',
     prisma,
     sql,
+    writer,
     pglite,
     // One process owns a PGlite data directory, so the session needs no lock.
     withMigrationSession: (fn) => fn(session),
@@ -519,10 +536,16 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       counts: r.pool,
     })) ?? []),
   ];
+  // Unnamed: a write's text is planned each time (as Prisma sent it), and works behind any pooler.
+  const writer: SqlReader = {
+    query: async <T>(statement: Prisma.Sql) =>
+      (await pool.query({ text: statement.text, values: statement.values as unknown[], types: PG_TYPES })).rows as T[],
+  };
   return {
     kind: 'postgres',
     prisma,
     sql,
+    writer,
     pool,
     pools,
     noteWrite: router ? (caller) => router.writes.wrote(caller) : undefined,

@@ -1,6 +1,6 @@
 /**
- * The service layer: the only code that talks to the database (Prisma for writes and transactions,
- * the SQL reader for reads), and the one home of every business rule. GraphQL resolvers and REST
+ * The service layer: the only code that talks to the database (Prisma for transactions and other
+ * writes, the SQL reader for reads, the writer for the store functions' one-statement writes), and the one home of every business rule. GraphQL resolvers and REST
  * routes both call these.
  */
 import type { Database, SqlReader } from '../db/database';
@@ -27,14 +27,14 @@ export interface ServiceOptions {
 }
 
 export function createServices(
-  { prisma, sql }: Pick<Database, 'prisma' | 'sql'>,
+  { prisma, sql, writer }: Pick<Database, 'prisma' | 'sql' | 'writer'>,
   { apiKeyCache }: ServiceOptions = {},
 ): Services {
   return {
     categories: new CategoryService(prisma, sql),
     pets: new PetService(prisma, sql),
-    orders: new OrderService(prisma, sql),
-    inventory: new InventoryService(prisma, sql),
+    orders: new OrderService(prisma, sql, writer),
+    inventory: new InventoryService(sql, writer),
     apiKeys: new ApiKeyService(prisma, apiKeyCache),
     reader: sql,
   };

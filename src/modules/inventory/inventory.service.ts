@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { Prisma } from '../../generated/prisma/client';
 import { validate } from '../../common/validation';
 import { pageSql, type PageArgs, type PageSql, type ListQuery, type Sort } from '../../common/pagination';
 import type { SqlReader } from '../../db/database';
@@ -51,8 +51,9 @@ export const STOCK_ROWS = { select: 'pet_id AS "petId", quantity', from: 'invent
 
 export class InventoryService {
   constructor(
-    private readonly prisma: PrismaClient,
     private readonly sql: SqlReader,
+    /** The store functions' one statement each, on the primary (Database.writer). */
+    private readonly writer: SqlReader,
   ) {}
 
   async get(petId: bigint): Promise<InventoryEntry | null> {
@@ -98,9 +99,9 @@ export class InventoryService {
   async update(petId: bigint, input: { quantity: number }): Promise<InventoryEntry> {
     const { quantity } = validate(quantitySchema, input);
     // One statement: the SQL function `store_set_stock` does the above under the pet's row lock.
-    const [row] = await this.prisma.$queryRaw<
-      StoreRow<InventoryEntry>[]
-    >`SELECT * FROM store_set_stock(${petId}, ${quantity}::int)`;
+    const [row] = await this.writer.query<StoreRow<InventoryEntry>>(
+      Prisma.sql`SELECT * FROM store_set_stock(${petId}, ${quantity}::int)`,
+    );
     return storeResult(row);
   }
 }

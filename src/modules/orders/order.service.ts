@@ -95,6 +95,8 @@ export class OrderService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly sql: SqlReader,
+    /** The store functions' one statement each, on the primary (Database.writer). */
+    private readonly writer: SqlReader,
   ) {}
 
   /**
@@ -115,10 +117,10 @@ export class OrderService {
       options.idempotencyKey == null ? null : scopedKey(options.caller ?? '', validateKey(options.idempotencyKey));
     // One statement, one round trip: the SQL function does in its own transaction what the steps
     // above say, in that order, under the pet's row lock (migration 20261122170000_store_functions).
-    const [row] = await this.prisma.$queryRaw<StoreRow<Order>[]>`
+    const [row] = await this.writer.query<StoreRow<Order>>(Prisma.sql`
       SELECT * FROM store_place_order(${data.petId}, ${data.quantity}, ${data.shipDate ?? null}::timestamptz,
         ${key}::text, ${key === null ? null : fingerprint(data)}::text, ${IDEMPOTENCY_KEY_TTL_MS / 1000}::float8,
-        ${options.caller ?? null}::text)`;
+        ${options.caller ?? null}::text)`);
     const order = storeResult(row);
     if (key !== null) await this.cleanUpKeys();
     return order;
@@ -151,9 +153,9 @@ export class OrderService {
     // The function takes the owner the caller is restricted to (NULL: any); anonymous owns nothing.
     if (!access.all && access.owner === null) throw new NotFoundError(`Order ${id} not found`);
     const owner = access.all ? null : access.owner;
-    const [row] = await this.prisma.$queryRaw<
-      StoreRow<Order>[]
-    >`SELECT * FROM store_finish_order(${id}, ${action}, ${owner}::text)`;
+    const [row] = await this.writer.query<StoreRow<Order>>(
+      Prisma.sql`SELECT * FROM store_finish_order(${id}, ${action}, ${owner}::text)`,
+    );
     return storeResult(row);
   }
 
