@@ -112,7 +112,7 @@ export interface CreateDatabaseOptions {
   info?: (msg: string) => void;
   /** Extra Prisma client options (tests use `log` to count statements). */
   prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
-  /** Called with the text of every statement the SQL reader sends (tests count statements). */
+  /** Called with the text of every statement the SQL reader or the writer sends (tests count statements). */
   onReaderStatement?: (sql: string) => void;
 }
 
@@ -161,8 +161,10 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
     },
   };
   const writer: SqlReader = {
-    query: async <T>(statement: Prisma.Sql) =>
-      (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows,
+    query: async <T>(statement: Prisma.Sql) => {
+      options.onReaderStatement?.(statement.text);
+      return (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
+    },
   };
   const session: SqlSession = {
     exec: async (sql) => {
@@ -538,8 +540,11 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   ];
   // Unnamed: a write's text is planned each time (as Prisma sent it), and works behind any pooler.
   const writer: SqlReader = {
-    query: async <T>(statement: Prisma.Sql) =>
-      (await pool.query({ text: statement.text, values: statement.values as unknown[], types: PG_TYPES })).rows as T[],
+    query: async <T>(statement: Prisma.Sql) => {
+      options.onReaderStatement?.(statement.text);
+      return (await pool.query({ text: statement.text, values: statement.values as unknown[], types: PG_TYPES }))
+        .rows as T[];
+    },
   };
   return {
     kind: 'postgres',
