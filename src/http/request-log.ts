@@ -89,13 +89,21 @@ export interface GraphQLLogInfo {
 
 // On the context under a symbol, because Apollo hands plugins a shallow copy of the context object.
 const LOG_INFO = Symbol('graphql log info');
-const infoByRequest = new WeakMap<FastifyRequest, GraphQLLogInfo>();
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the GraphQL plugin below learnt of the request's operation, for its log line. */
+    graphqlLog: GraphQLLogInfo | null;
+  }
+}
 
 /** Ties a GraphQL context to its HTTP request, so the plugin below can describe the request's line. */
 export function linkGraphQLContext<T extends object>(request: FastifyRequest, context: T): T {
   const info: GraphQLLogInfo = {};
-  Object.defineProperty(context, LOG_INFO, { value: info, enumerable: true });
-  infoByRequest.set(request, info);
+  // A plain property (enumerable, so Apollo's copy keeps it): a property defined with other
+  // attributes costs the context its fast shape, which every resolver then reads it through.
+  (context as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO] = info;
+  request.graphqlLog = info;
   return context;
 }
 
@@ -127,11 +135,16 @@ export function requestLogPlugin(): ApolloServerPlugin<object> {
  * as the message, and the same as fields for machines.
  */
 export function registerRequestLog(app: FastifyInstance): void {
+  app.decorateRequest('graphqlLog', null);
   app.addHook('onResponse', async (request, reply) => {
-    const url = redactUrl(request.url);
     const status = reply.statusCode;
+    const level = status >= 500 ? 'error' : 'info';
+    // A line nobody writes (LOG_LEVEL above it) is not built.
+    const log = request.log as typeof request.log & { isLevelEnabled?: (level: string) => boolean };
+    if (log.isLevelEnabled?.(level) === false) return;
+    const url = redactUrl(request.url);
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-    const graphql = infoByRequest.get(request);
+    const graphql = request.graphqlLog;
     const fields: Record<string, unknown> = { method: request.method, url, status, durationMs };
     let msg = `${request.method} ${url} ${status} ${durationMs} ms`;
     if (graphql && (graphql.operationType || graphql.errorCodes)) {
@@ -139,7 +152,6 @@ export function registerRequestLog(app: FastifyInstance): void {
       if (graphql.operationType) msg += ` ${graphql.operationType} ${graphql.operationName ?? '(anonymous)'}`;
       if (graphql.errorCodes) msg += ` errors: ${graphql.errorCodes.join(',')}`;
     }
-    const level = status >= 500 ? 'error' : 'info';
     request.log[level](fields, msg);
   });
 }

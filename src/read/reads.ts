@@ -29,7 +29,8 @@ interface Batched<K> {
 
 /** The request's reads (GraphQLContext.reads); one per request, or per subscription. */
 export class Reads implements ReadPath {
-  private readonly batches = new WeakMap<FieldNode, Map<string, DataLoader<Batched<unknown>, unknown>>>();
+  /** Made on the first by-key or by-row read: most requests make none (a root field reads its all). */
+  private batches: WeakMap<FieldNode, Map<string, DataLoader<Batched<unknown>, unknown>>> | undefined;
 
   /** `viewer`: who reads (the registry's access conditions are written for them). */
   constructor(
@@ -93,6 +94,7 @@ export class Reads implements ReadPath {
     read: (batch: readonly Batched<K>[]) => Promise<V[]>,
   ): DataLoader<Batched<K>, V> {
     const node = info.fieldNodes[0]!;
+    this.batches ??= new WeakMap();
     let byType = this.batches.get(node);
     if (!byType) this.batches.set(node, (byType = new Map()));
     const name = `${kind}:${type}`;

@@ -57,7 +57,8 @@ const newKeySchema = z.object({
 /** Checks a new key's name and scopes (throws ValidationError), as `create` does before it writes. */
 export const validateNewKey = (input: { name: string; scopes: string[] }) => validate(newKeySchema, input);
 
-const hashKey = (key: string): string => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+// One-shot (Node >= 20.12): no Hash object per request.
+const hashKey = (key: string): string => crypto.hash('sha256', key, 'hex');
 
 const toInfo = (row: ApiKey): ApiKeyInfo => ({
   id: row.id,
