@@ -32,7 +32,11 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     const response = await fetch(metricsUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return getMetricsFromIterator((await response.text()).split('\n')[Symbol.iterator]());
+    // prom-client writes a gauge without samples yet (the event loop's lag right after a reset) as
+    // `Nan`, which Prometheus reads (its floats ignore case) and prom2javascript refuses: those
+    // samples are left out here; no assertion reads them.
+    const lines = (await response.text()).split('\n').filter((line) => !/ nan$/i.test(line));
+    return getMetricsFromIterator(lines[Symbol.iterator]());
   };
 
   type Sample = { labels: Record<string, string>; value?: number; count?: number };
