@@ -122,7 +122,7 @@ const PG_TYPES: CustomTypesConfig = {
     oid === pgTypes.builtins.INT8 ? BigInt : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
-/** PGlite's own parser gives int8 as a number (exact only to 2^53): the writer's rows take bigint, as the reader's. */
+/** PGlite's own parser gives int8 as a number (exact only to 2^53): its rows take bigint, as node-postgres's (PG_TYPES). */
 const PGLITE_INT8 = { [pgTypes.builtins.INT8]: (value: string) => BigInt(value) };
 
 /** Arbitrary, fixed key of the advisory lock taken while migrating. */
@@ -149,10 +149,10 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   // 6.19; the runtime contract is the same, the declared types differ: hence the one cast.
   const adapter = new PrismaPGlite(pglite) as unknown as PrismaPg;
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter });
-  // PGlite parses int8 as bigint itself; its query() waits for any open transaction to end. Reads
-  // by key of one turn are coalesced here too (coalesce.ts): each statement is a trip through the engine.
+  // PGlite's query() waits for any open transaction to end. Reads by key of one turn are coalesced
+  // here too (coalesce.ts): each statement is a trip through the engine.
   const run = coalescing<PGlite>(async <T>(engine: PGlite, statement: Statement) => {
-    return (await engine.query<T>(statement.text, statement.values)).rows;
+    return (await engine.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
   });
   const sql: SqlReader = {
     async query<T>(statement: Prisma.Sql) {
