@@ -538,12 +538,12 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       counts: r.pool,
     })) ?? []),
   ];
-  // Unnamed: a write's text is planned each time (as Prisma sent it), and works behind any pooler.
+  // Sent as the reader sends a statement to the primary (a hot text named, unnamed behind a pooler),
+  // but never coalesced and never routed.
   const writer: SqlReader = {
     query: async <T>(statement: Prisma.Sql) => {
       options.onReaderStatement?.(statement.text);
-      return (await pool.query({ text: statement.text, values: statement.values as unknown[], types: PG_TYPES }))
-        .rows as T[];
+      return reader.run<T>(pool, statement);
     },
   };
   return {
@@ -595,7 +595,7 @@ async function withTransactionLockedSession<T>(pool: Pool, fn: (session: SqlSess
 }
 
 /**
- * Runs reader statements: as named prepared statements on a direct connection (each connection
+ * Runs reader statements (and the writer's): as named prepared statements on a direct connection (each connection
  * parses and plans a statement text once), unnamed behind a pooler (a name prepared on one server
  * connection is unknown, or already taken, on the next). A pooler nobody told us about shows itself
  * by exactly those errors: then the reader says so once, naming the fix, and goes on unnamed.
@@ -614,7 +614,8 @@ function preparedReader(warn: (msg: string) => void) {
         return (await pool.query(name ? { ...query, name } : query)).rows as T[];
       } catch (error) {
         const code = (error as { code?: string }).code;
-        // 26000: prepared statement does not exist; 42P05: already exists.
+        // 26000: prepared statement does not exist; 42P05: already exists. Both are refused before
+        // the statement runs, so sending it again unnamed is safe for the writer's statements too.
         if (code !== '26000' && code !== '42P05') throw error;
         // Reads already in flight fail the same way: one line for all of them.
         if (!unnamed.has(pool))
