@@ -1,7 +1,7 @@
 /**
  * The service layer: the only code that talks to the database (Prisma for transactions and other
- * writes, the SQL reader for reads, the writer for the store functions' one-statement writes), and the one home of every business rule. GraphQL resolvers and REST
- * routes both call these.
+ * writes, the SQL reader for reads, the writer for the store functions' one-statement writes), and
+ * the one home of every business rule. GraphQL resolvers and REST routes both call these.
  */
 import type { Database, SqlReader } from '../db/database';
 import type { ApiKeyCache } from './auth/api-key.cache';

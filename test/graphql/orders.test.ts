@@ -112,6 +112,32 @@ describe('placing an order', () => {
       expect((await stockOf(t, pet.id)).quantity).toBe(1);
     },
   );
+
+  it('stock, place, complete and cancel each send their one statement on the driver, not through Prisma', async () => {
+    const raw = jest.spyOn(t.db.prisma, '$queryRaw');
+    const writer = jest.spyOn(t.db.writer, 'query');
+    try {
+      const pet = await makePet(t, { stock: 4 });
+      const { placeOrder } = await t.gqlOk(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1 } });
+      const second = await t.services.orders.place({ petId: pet.id, quantity: 1 }, {});
+      await t.gqlOk(CompleteOrder, { id: placeOrder.id });
+      await t.gqlOk(CancelOrder, { id: second.id.toString() });
+      // The driver's types, as Prisma gave them: the order's id a bigint.
+      expect(typeof second.id).toBe('bigint');
+      expect(writer.mock.calls.map(([s]) => /store_\w+/.exec(s.text)?.[0])).toEqual([
+        'store_set_stock',
+        'store_place_order',
+        'store_place_order',
+        'store_finish_order',
+        'store_finish_order',
+      ]);
+      expect(raw).not.toHaveBeenCalled();
+      expect(await stockOf(t, pet.id)).toEqual({ status: 'AVAILABLE', quantity: 3 });
+    } finally {
+      raw.mockRestore();
+      writer.mockRestore();
+    }
+  });
 });
 
 describe('completing an order', () => {
@@ -248,39 +274,5 @@ describe('cancelling an order', () => {
     await t.gqlOk(CancelOrder, { id: order.id.toString() });
     const reply = await t.gql(CompleteOrder, { id: order.id.toString() });
     expect(reply.errors?.[0]?.extensions).toEqual({ code: 'NOT_FOUND', status: 404 });
-  });
-});
-
-describe("the store's writes", () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ auth: 'admin', database });
-  });
-  afterAll(() => t.close());
-
-  it('stock, place, complete and cancel each send their one statement on the driver, not through Prisma', async () => {
-    const raw = jest.spyOn(t.db.prisma, '$queryRaw');
-    const writer = jest.spyOn(t.db.writer, 'query');
-    try {
-      const pet = await makePet(t, { stock: 4 });
-      const { placeOrder } = await t.gqlOk(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1 } });
-      const second = await t.services.orders.place({ petId: pet.id, quantity: 1 }, {});
-      await t.gqlOk(CompleteOrder, { id: placeOrder.id });
-      await t.gqlOk(CancelOrder, { id: second.id.toString() });
-      // The driver's types, as Prisma gave them: the order's id a bigint.
-      expect(typeof second.id).toBe('bigint');
-      expect(writer.mock.calls.map(([s]) => /store_\w+/.exec(s.text)?.[0])).toEqual([
-        'store_set_stock',
-        'store_place_order',
-        'store_place_order',
-        'store_finish_order',
-        'store_finish_order',
-      ]);
-      expect(raw).not.toHaveBeenCalled();
-      expect(await stockOf(t, pet.id)).toEqual({ status: 'AVAILABLE', quantity: 3 });
-    } finally {
-      raw.mockRestore();
-      writer.mockRestore();
-    }
   });
 });

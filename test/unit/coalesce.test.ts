@@ -217,27 +217,23 @@ describe('reads by key coalesced across callers', () => {
     expect(r.sent).toHaveLength(1);
   });
 
-  it('never coalesces a shared statement with a keyed one of the same text and values', async () => {
+  it.each([
+    {
+      what: 'a shared statement with a keyed one of the same text and values',
+      reads: (keys: bigint[]) => [
+        readsShared({ text: TEXT, values: [keys, 'alice'] }),
+        readsByKeys({ text: TEXT, values: [keys, 'alice'] }, keys, 'c0'),
+      ],
+    },
+    {
+      what: 'a bigint value with a string that reads like it (`1n` against "1n")',
+      reads: (keys: bigint[]) => [byKeys([1n], '1n'), readsByKeys({ text: TEXT, values: [keys, 1n] }, keys, 'c0')],
+    },
+  ])('never coalesces $what', async ({ reads }) => {
     const r = recordingRunner();
     const run = coalescing(r.run);
     r.busy(run, pool);
-    const keys = [1n];
-    await Promise.all([
-      run(pool, readsShared({ text: TEXT, values: [keys, 'alice'] })),
-      run(pool, readsByKeys({ text: TEXT, values: [keys, 'alice'] }, keys, 'c0')),
-    ]);
-    expect(r.sent).toHaveLength(2);
-  });
-
-  it('never takes a bigint value for a string that reads like it (`1n` against "1n")', async () => {
-    const r = recordingRunner();
-    const run = coalescing(r.run);
-    r.busy(run, pool);
-    const keys = [3n];
-    await Promise.all([
-      run(pool, byKeys([1n], '1n')),
-      run(pool, readsByKeys({ text: TEXT, values: [keys, 1n] }, keys, 'c0')),
-    ]);
+    await Promise.all(reads([3n]).map((statement) => run(pool, statement)));
     expect(r.sent).toHaveLength(2);
   });
 
