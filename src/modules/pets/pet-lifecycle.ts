@@ -8,7 +8,8 @@
  *   3. settle: re-read stock and open orders and move the status where the rules put it.
  *
  * The writes driven by orders and stock (placeOrder, completeOrder, cancelOrder, updateInventory)
- * are SQL functions, one statement each (migration 20261122170000_store_functions), and their
+ * are SQL functions, one statement each (migrations 20261122170000_store_functions and
+ * 20261128090000_store_writes_without_counting), and their
  * automatic transitions are the SQL function `store_settle`: stock > 0 is available (restock,
  * cancel); no stock with open orders is pending (an order took the last unit, or the stock was set
  * to 0 under open orders); a pending pet left with neither is sold (its orders completed); otherwise
