@@ -112,4 +112,22 @@ describe('inventory', () => {
     expect(total('AVAILABLE', after) - total('AVAILABLE', before)).toBe(51);
     expect(total('SOLD', after)).toBe(total('SOLD', before));
   });
+
+  it('counts the stock rows alone unless a filter reads the pet, and counts them right either way', async () => {
+    await makePet(t, { stock: 3 });
+    await makePet(t, { status: 'sold' });
+    const [{ all, sold }] = await t.db.prisma.$queryRaw<{ all: number; sold: number }[]>`
+      SELECT count(*)::int AS all, count(*) FILTER (WHERE p.status = 'sold')::int AS sold
+      FROM inventory_items i JOIN pets p ON p.id = i.pet_id`;
+    t.sql.statements.length = 0;
+    expect((await t.gqlOk(InventoryItems, { first: 1 })).inventoryItems.totalCount).toBe(all);
+    const [unfiltered] = t.sql.statements;
+    // The count is the statement's first subquery; the page after it still joins the pet (its status).
+    expect(unfiltered).toMatch(/count\(\*\)::int FROM inventory_items i \)/);
+    t.sql.statements.length = 0;
+    expect((await t.gqlOk(InventoryItems, { first: 1, filter: { status: 'SOLD' } })).inventoryItems.totalCount).toBe(
+      sold,
+    );
+    expect(t.sql.statements[0]).toMatch(/count\(\*\)::int FROM inventory_items i JOIN pets p/);
+  });
 });

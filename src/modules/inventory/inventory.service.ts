@@ -38,6 +38,8 @@ const byPetId: Sort<InventoryEntry> = {
 /** Stock entries with their pet's status (reads on the SQL reader). */
 const ENTRY_COLUMNS = Prisma.raw('i.pet_id AS "petId", i.quantity, p.status');
 const ENTRIES = Prisma.raw('inventory_items i JOIN pets p ON p.id = i.pet_id');
+/** The same rows, to count: every stock row has its pet (`pet_id` NOT NULL, a foreign key that cascades). */
+const STOCK_ONLY = Prisma.raw('inventory_items i');
 
 /** Stock entries as rows under the model's field names, for the read compiler's lookups by key. */
 export const INVENTORY_ROWS = {
@@ -69,7 +71,16 @@ export class InventoryService {
     visible: Prisma.Sql[] = [],
   ): PageSql<InventoryEntry> {
     const q = this.query(filter);
-    return pageSql<InventoryEntry>({ ...q, conditions: [...q.conditions, ...visible] }, byPetId, args);
+    return pageSql<InventoryEntry>(
+      {
+        ...q,
+        conditions: [...q.conditions, ...visible],
+        // A visibility condition may read the pet: counted over the join then.
+        countFrom: visible.length ? undefined : q.countFrom,
+      },
+      byPetId,
+      args,
+    );
   }
 
   /** The one place an inventory filter becomes SQL. */
@@ -78,7 +89,8 @@ export class InventoryService {
     const conditions: Prisma.Sql[] = [];
     if (f?.status) conditions.push(Prisma.sql`p.status = ${f.status}::"PetStatus"`);
     if (f?.quantityBelow != null) conditions.push(Prisma.sql`i.quantity < ${f.quantityBelow}`);
-    return { select: ENTRY_COLUMNS, from: ENTRIES, conditions };
+    // Only the status reads the pet: without it, the stock rows alone are counted.
+    return { select: ENTRY_COLUMNS, from: ENTRIES, conditions, countFrom: f?.status ? undefined : STOCK_ONLY };
   }
 
   /** Total stock per pet status; every status is present, 0 when no pet has it. */
