@@ -29,7 +29,9 @@
  *   --shape-rounds N   ... rounds, alternating which target goes first (default 6; --quick 2)
  *   --shape-concurrency N  ... requests in flight (default 2)
  *   --node 24|current  the Node the targets run on (default 24, from the npm registry when needed)
- *   --baseline DIR     also run T3base: the gateway built in checkout DIR (A/B of one lever, one sitting)
+ *   --baseline DIR     also run T3base: the gateway built in checkout DIR (A/B of one lever, one sitting;
+ *                      both read one database, migrated by this checkout: a lever in a migration is
+ *                      measured on the database alone, as docs/benchmarks.md round 12 does)
  *   --soak [MIN]       also run W2 on T3 for MIN minutes (default 5) and report RSS growth
  *   --subscriptions    run the subscriptions benchmark (bench/subscriptions.ts) instead
  *   --telemetry        instead: the cost of metrics and tracing, W1 and W2 (bench/telemetry.ts)
