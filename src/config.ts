@@ -251,6 +251,8 @@ const envSchema = z
     MIGRATE_ON_START: bool.default(true),
     // The V8 old generation's growth between collections (src/heap.ts, docs/deployment.md "Memory").
     HEAP_GROWING_PERCENT: int(0, 300).default(50),
+    // V8's allocation-site pretenuring (src/heap.ts): off unless asked for.
+    HEAP_PRETENURING: bool.default(false),
   })
   .refine((e) => e.PETS_PATH_SUNSET_DATE > e.PETS_PATH_DEPRECATION_DATE, {
     path: ['PETS_PATH_SUNSET_DATE'],
@@ -472,6 +474,11 @@ export interface Config {
    * one, in percent (HEAP_GROWING_PERCENT, default 50); 0: V8's own heuristics (src/heap.ts).
    */
   heapGrowingPercent: number;
+  /**
+   * V8's allocation-site pretenuring (HEAP_PRETENURING, default false): off, objects are born young
+   * whatever their allocation site did before (src/heap.ts).
+   */
+  heapPretenuring: boolean;
 }
 
 export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
@@ -691,6 +698,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: workerCount(e.WEB_CONCURRENCY),
     migrateOnStart: e.MIGRATE_ON_START,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
+    heapPretenuring: e.HEAP_PRETENURING,
   };
 }
 

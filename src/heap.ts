@@ -1,5 +1,6 @@
 /**
- * The V8 heap's growth between full collections, set at the start of every process (main.ts).
+ * The V8 heap's settings, applied at the start of every process (main.ts): its growth between full
+ * collections, and (below) allocation-site pretenuring.
  *
  * After each full (mark-compact) collection V8 sets the next one's trigger at the live size times a
  * growing factor it picks from its own speed; under a gateway's steady allocation it picks its
@@ -16,6 +17,25 @@
  * computes a limit, which `--trace-gc-verbose` shows ("[HeapController] ... (1.5)").
  */
 import v8 from 'node:v8';
+
+/**
+ * Allocation-site pretenuring, off by default (HEAP_PRETENURING). V8 watches each allocation site
+ * (an object literal, a `new`, an array) and, once most of what a site allocated survived a young
+ * collection, allocates everything from it in the old generation. A gateway's survivors are
+ * mostly its caches being filled (a compiled operation, a plan, a parsed document), made by the
+ * same code that makes every request's short-lived objects; after a few hundred distinct
+ * operations, sites of the per-request path were tenured, so each request's garbage went straight
+ * to the old generation (more full collections) and pointed from there into the young one (each
+ * young collection scanning those pointers: 14-21 ms instead of 3). Measured on W6 at 32
+ * connections after the bench's 182 generated shapes had each run once: 0.787 against 0.531
+ * server CPU-ms per request (0.51-0.57 on a process that had served W6 only); in the bench's
+ * sitting, W3 -18 %, W6 and WG -8 %, W1 +6 % (docs/deployment.md "Memory"). Objects that do live
+ * long are copied once more by the young collector before they are promoted: the price.
+ */
+export function applyHeapSettings(settings: { heapGrowingPercent: number; heapPretenuring: boolean }): void {
+  if (!settings.heapPretenuring) v8.setFlagsFromString('--no-allocation-site-pretenuring');
+  applyHeapGrowth(settings.heapGrowingPercent);
+}
 
 /** Fixes V8's heap growing factor at 1 + percent/100; 0 leaves V8's own heuristics. */
 export function applyHeapGrowth(percent: number): void {

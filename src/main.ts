@@ -8,7 +8,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, readEnvFile, type Config } from './config';
 import { writeFatal } from './fatal-log';
-import { applyHeapGrowth } from './heap';
+import { applyHeapSettings } from './heap';
 
 function configOrExit(): Config {
   try {
@@ -22,7 +22,7 @@ function configOrExit(): Config {
 
 const config = configOrExit();
 // Before the server's modules load and fill the heap; every worker runs this file too.
-applyHeapGrowth(config.heapGrowingPercent);
+applyHeapSettings(config);
 // A worker serves: its primary read the same configuration and chose the number.
 const workers = cluster.isWorker ? 1 : config.workers;
 // Loaded on demand (require: this is CommonJS), so the primary never loads the server's modules.

@@ -90,3 +90,50 @@ describe('the V8 heap growing factor of a gateway process', () => {
     expect(seen).not.toEqual(seen.map(() => 1.5));
   });
 });
+
+/**
+ * Allocation-site pretenuring (HEAP_PRETENURING, src/heap.ts): off by default. With
+ * `--trace-pretenuring-statistics` V8 prints a "pretenuring:" line for each allocation site it
+ * weighs after a young collection; with pretenuring off it weighs none.
+ */
+describe('V8 allocation-site pretenuring in a gateway process', () => {
+  const dirs: string[] = [];
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop('SIGKILL');
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  async function weighedSites(env: Record<string, string>): Promise<string[]> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-pretenure-'));
+    dirs.push(dir);
+    const server = await startServerProcess(
+      { PGLITE_DATA_DIR: dir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
+      { nodeFlags: ['--trace-pretenuring-statistics', '--trace-gc'] },
+    );
+    servers.push(server);
+    // What V8 did once the server was up (before main.ts applies the setting, start-up may have collected).
+    const from = server.output.length;
+    const since = () => server.output.slice(from);
+    // Young collections after start-up: V8 weighs its sites (when it may) at each of them.
+    const scavenges = () => since().filter((line) => line.includes('Scavenge')).length;
+    const before = scavenges();
+    await pollUntil(
+      async () => {
+        await allocate(server.url);
+        return scavenges() - before;
+      },
+      (n) => n >= 3,
+      120_000,
+    );
+    return since().filter((line) => line.includes('pretenuring:'));
+  }
+
+  it('is off by default: V8 never weighs an allocation site for the old generation', async () => {
+    expect(await weighedSites({})).toEqual([]);
+  });
+
+  it("is V8's own with HEAP_PRETENURING=true", async () => {
+    expect((await weighedSites({ HEAP_PRETENURING: 'true' })).length).toBeGreaterThan(0);
+  });
+});

@@ -100,6 +100,12 @@ describe('configuration', () => {
       expect(() => loadConfig({ HEAP_GROWING_PERCENT: bad })).toThrow(/HEAP_GROWING_PERCENT/);
   });
 
+  it("leaves V8's allocation-site pretenuring off unless HEAP_PRETENURING=true", () => {
+    expect(loadConfig({}).heapPretenuring).toBe(false);
+    expect(loadConfig({ HEAP_PRETENURING: 'true' }).heapPretenuring).toBe(true);
+    expect(() => loadConfig({ HEAP_PRETENURING: 'sometimes' })).toThrow(/HEAP_PRETENURING/);
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', GRAPHQL_LANDING_PAGE: 'maybe' })).toThrow(
       ConfigError,
