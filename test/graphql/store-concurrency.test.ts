@@ -105,6 +105,18 @@ describe('the store rules under concurrency', () => {
     expect((await stockOf(t, pet.id)).quantity).toBe(9);
   });
 
+  it('concurrent retries with one Idempotency-Key for the last unit all get that order, none OUT_OF_STOCK', async () => {
+    const pet = await makePet(t, { stock: 1 });
+    const headers = { 'idempotency-key': `last-unit-${pet.id}` };
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1 } }, headers)),
+    );
+    expect(codes(replies)).toEqual(Array(8).fill('OK'));
+    expect(new Set(replies.map((r) => r.data?.placeOrder.id)).size).toBe(1);
+    expect(await ordersOf(t, pet.id)).toHaveLength(1);
+    expect((await stockOf(t, pet.id)).quantity).toBe(0);
+  });
+
   it('a pet deleted while an order is placed for it never leaves an open order without a pet', async () => {
     const pets = await Promise.all(Array.from({ length: 6 }, () => makePet(t, { stock: 3 })));
     const outcomes = await Promise.all(

@@ -63,8 +63,8 @@ LANGUAGE sql STABLE AS $fn$
      WHERE k."key" = p_key AND k."expires_at" > now()
 $fn$;
 
--- placeOrder: a key already used answers at once (store_used_key); then the pet and its stock row are
--- locked, and the order refused if it cannot be placed, nothing written; only then is the key
+-- placeOrder: a key already used answers at once (store_used_key), and again once the pet and its
+-- stock row are locked; then the order is refused if it cannot be placed, nothing written; only then is the key
 -- claimed (losing the claim means another request with it committed while we waited: answered as a
 -- used key, nothing written), the stock taken, the order opened, recorded on the key, and the pet's
 -- status settled. Refusals are rows, as before: PS400, PS409, PS410.
@@ -77,6 +77,7 @@ LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
     v_claimed TEXT;
+    v_locked BOOLEAN;
     v_status "PetStatus";
     v_stock INT;
     v_order "orders"%ROWTYPE;
@@ -90,7 +91,14 @@ BEGIN
     SELECT p."status", i."quantity" INTO v_status, v_stock
       FROM "pets" p JOIN "inventory_items" i ON i."pet_id" = p."id" WHERE p."id" = p_pet_id
        FOR UPDATE;
-    IF NOT FOUND THEN
+    v_locked := FOUND;
+    -- A request with the same key that held the lock before us has committed by now: its answer,
+    -- not a refusal its own order caused (the last unit, taken by it).
+    IF v_locked AND p_key IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM "store_used_key"(p_key, p_fingerprint);
+        IF FOUND THEN RETURN; END IF;
+    END IF;
+    IF NOT v_locked THEN
         IF EXISTS (SELECT 1 FROM "pets" p WHERE p."id" = p_pet_id) THEN
             RETURN QUERY SELECT 'PS410'::text, format('Pet %s has no stock', p_pet_id),
                 NULL::BIGINT, NULL::BIGINT, NULL::INT, NULL::TIMESTAMPTZ, NULL::BOOLEAN;
