@@ -29,8 +29,9 @@ import v8 from 'node:v8';
  * young collection scanning those pointers: 14-21 ms instead of 3). Measured on W6 at 32
  * connections after the bench's 182 generated shapes had each run once: 0.787 against 0.531
  * server CPU-ms per request (0.51-0.57 on a process that had served W6 only); in the bench's
- * sitting, W3 -18 %, W6 and WG -8 %, W1 +6 % (docs/deployment.md "Memory"). Objects that do live
- * long are copied once more by the young collector before they are promoted: the price.
+ * sitting, W3 -18 %, W6 and WG -8 %, W1 +6 % (alone: -4 to -16 %; docs/deployment.md "Memory").
+ * Objects that do live long are copied once more by the young collector before they are promoted:
+ * the price.
  */
 export function applyHeapSettings(settings: { heapGrowingPercent: number; heapPretenuring: boolean }): void {
   if (!settings.heapPretenuring) v8.setFlagsFromString('--no-allocation-site-pretenuring');
