@@ -41,24 +41,27 @@ async function allocate(url: string): Promise<void> {
   }
 }
 
-describe('the V8 heap growing factor of a gateway process', () => {
-  const dirs: string[] = [];
-  const servers: ServerProcess[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop('SIGKILL');
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  });
+const dirs: string[] = [];
+const servers: ServerProcess[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.stop('SIGKILL');
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
-  async function start(env: Record<string, string>): Promise<ServerProcess> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-heap-'));
-    dirs.push(dir);
-    const server = await startServerProcess(
-      { PGLITE_DATA_DIR: dir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
-      { nodeFlags: ['--trace-gc-verbose'] },
-    );
-    servers.push(server);
-    return server;
-  }
+/** A gateway process on a data directory of its own, run with V8's `nodeFlags`; stopped after the file. */
+async function startGateway(env: Record<string, string>, nodeFlags: string[]): Promise<ServerProcess> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-heap-'));
+  dirs.push(dir);
+  const server = await startServerProcess(
+    { PGLITE_DATA_DIR: dir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
+    { nodeFlags },
+  );
+  servers.push(server);
+  return server;
+}
+
+describe('the V8 heap growing factor of a gateway process', () => {
+  const start = (env: Record<string, string>) => startGateway(env, ['--trace-gc-verbose']);
 
   /** The factors V8 used, once it has computed at least one limit (requests sent until then). */
   async function factorsOnceCollected(server: ServerProcess): Promise<number[]> {
@@ -97,21 +100,8 @@ describe('the V8 heap growing factor of a gateway process', () => {
  * weighs after a young collection; with pretenuring off it weighs none.
  */
 describe('V8 allocation-site pretenuring in a gateway process', () => {
-  const dirs: string[] = [];
-  const servers: ServerProcess[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop('SIGKILL');
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  });
-
   async function weighedSites(env: Record<string, string>): Promise<string[]> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-pretenure-'));
-    dirs.push(dir);
-    const server = await startServerProcess(
-      { PGLITE_DATA_DIR: dir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
-      { nodeFlags: ['--trace-pretenuring-statistics', '--trace-gc'] },
-    );
-    servers.push(server);
+    const server = await startGateway(env, ['--trace-pretenuring-statistics', '--trace-gc']);
     // What V8 did once the server was up (before main.ts applies the setting, start-up may have collected).
     const from = server.output.length;
     const since = () => server.output.slice(from);
