@@ -122,6 +122,20 @@ const PG_TYPES: CustomTypesConfig = {
     oid === pgTypes.builtins.INT8 ? BigInt : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
+/** A reader that reports each statement's text (`onReaderStatement`: tests count them), then sends it. */
+function reportingReader(
+  onStatement: ((sql: string) => void) | undefined,
+  send: <T>(statement: Statement) => Promise<T[]>,
+): SqlReader {
+  return {
+    // async: whatever goes wrong reaches the caller as a rejection, never as a throw.
+    async query<T>(statement: Prisma.Sql) {
+      onStatement?.(statement.text);
+      return send<T>(statement);
+    },
+  };
+}
+
 /** PGlite's own parser gives int8 as a number (exact only to 2^53): its rows take bigint, as node-postgres's (PG_TYPES). */
 const PGLITE_INT8 = { [pgTypes.builtins.INT8]: (value: string) => BigInt(value) };
 
@@ -150,22 +164,12 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   const adapter = new PrismaPGlite(pglite) as unknown as PrismaPg;
   const prisma = new PrismaClient({ ...options.prismaOptions, adapter });
   // PGlite's query() waits for any open transaction to end. Reads by key of one turn are coalesced
-  // here too (coalesce.ts): each statement is a trip through the engine.
-  const run = coalescing<PGlite>(async <T>(engine: PGlite, statement: Statement) => {
-    return (await engine.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
-  });
-  const sql: SqlReader = {
-    async query<T>(statement: Prisma.Sql) {
-      options.onReaderStatement?.(statement.text);
-      return run<T>(pglite, statement);
-    },
-  };
-  const writer: SqlReader = {
-    query: async <T>(statement: Prisma.Sql) => {
-      options.onReaderStatement?.(statement.text);
-      return (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
-    },
-  };
+  // here too (coalesce.ts): each statement is a trip through the engine. The writer sends alike.
+  const send = async <T>(statement: Statement): Promise<T[]> =>
+    (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
+  const run = coalescing<PGlite>((_engine, statement) => send(statement));
+  const sql = reportingReader(options.onReaderStatement, (statement) => run(pglite, statement));
+  const writer = reportingReader(options.onReaderStatement, send);
   const session: SqlSession = {
     exec: async (sql) => {
       await pglite.exec(sql);
@@ -540,12 +544,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   ];
   // Sent as the reader sends a statement to the primary (a hot text named, unnamed behind a pooler),
   // but never coalesced and never routed.
-  const writer: SqlReader = {
-    query: async <T>(statement: Prisma.Sql) => {
-      options.onReaderStatement?.(statement.text);
-      return reader.run<T>(pool, statement);
-    },
-  };
+  const writer = reportingReader(options.onReaderStatement, (statement) => reader.run(pool, statement));
   return {
     kind: 'postgres',
     prisma,
