@@ -188,24 +188,23 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 /** A list query: `SELECT <select> FROM <from> WHERE <conditions>`, columns aliased to field names. */
 export interface ListQuery {
   select: Prisma.Sql;
+  /**
+   * The rows' tables. A to-one join that never adds or drops a row (on a NOT NULL foreign key) is
+   * written as a LEFT JOIN on the joined table's primary key, the same rows as an inner one: then
+   * PostgreSQL removes it wherever nothing reads the joined table (a count, a page whose selected
+   * columns are the first table's alone), which it never does with an inner join.
+   */
   from: Prisma.Sql;
   conditions: Prisma.Sql[];
-  /**
-   * What `count` counts when it is less than `from`: `from` without joins that never add or drop a
-   * row (a to-one join on a NOT NULL foreign key), set only while no condition reads the joined
-   * table. PostgreSQL removes an unused LEFT JOIN but never an inner one, so a `totalCount` over
-   * `from` would join every row of the list just to count it.
-   */
-  countFrom?: Prisma.Sql;
 }
 
 /** Counts the rows of a list query. */
 export async function countRows(
   sql: { query<T>(statement: Prisma.Sql): Promise<T[]> },
-  q: Pick<ListQuery, 'from' | 'conditions' | 'countFrom'>,
+  q: Pick<ListQuery, 'from' | 'conditions'>,
 ): Promise<number> {
   const [row] = await sql.query<{ n: number }>(
-    Prisma.sql`SELECT count(*)::int AS n FROM ${q.countFrom ?? q.from} ${whereClause(q.conditions)}`,
+    Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`,
   );
   return row!.n;
 }
@@ -252,7 +251,7 @@ export function pageSql<T>(q: ListQuery, sort: Sort<T>, args: PageArgs): PageSql
   return {
     statement: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${where} ORDER BY ${keysetOrderBy(sort, window)} ${limitSql(window)}`,
     rows: Prisma.sql`SELECT ${q.select} FROM ${q.from} ${where}`,
-    count: Prisma.sql`SELECT count(*)::int FROM ${q.countFrom ?? q.from} ${whereClause(q.conditions)}`,
+    count: Prisma.sql`SELECT count(*)::int FROM ${q.from} ${whereClause(q.conditions)}`,
     window,
     sort,
   };

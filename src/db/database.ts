@@ -113,7 +113,7 @@ export interface CreateDatabaseOptions {
   /** Extra Prisma client options (tests use `log` to count statements). */
   prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
   /** Called with the text of every statement the SQL reader or the writer sends (tests count statements). */
-  onReaderStatement?: (sql: string) => void;
+  onReaderStatement?: (sql: string, values: readonly unknown[]) => void;
 }
 
 /** int8 as bigint (node-postgres gives strings by default); every other type as node-postgres does. */
@@ -122,15 +122,15 @@ const PG_TYPES: CustomTypesConfig = {
     oid === pgTypes.builtins.INT8 ? BigInt : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
-/** A reader that reports each statement's text (`onReaderStatement`: tests count them), then sends it. */
+/** A reader that reports each statement (`onReaderStatement`: tests count and explain them), then sends it. */
 function reportingReader(
-  onStatement: ((sql: string) => void) | undefined,
+  onStatement: CreateDatabaseOptions['onReaderStatement'],
   send: <T>(statement: Statement) => Promise<T[]>,
 ): SqlReader {
   return {
     // async: whatever goes wrong reaches the caller as a rejection, never as a throw.
     async query<T>(statement: Prisma.Sql) {
-      onStatement?.(statement.text);
+      onStatement?.(statement.text, statement.values);
       return send<T>(statement);
     },
   };
@@ -431,7 +431,7 @@ function routedReader(
 ): SqlReader {
   return {
     async query<T>(statement: Prisma.Sql) {
-      onStatement?.(statement.text);
+      onStatement?.(statement.text, statement.values);
       if (router) {
         // Reads change nothing: a replica failing at the server level costs a retry elsewhere, never the request.
         for (const replica of router.candidates()) {

@@ -23,6 +23,8 @@ type Documents = {
     "\n  query PetById($id: ID!) {\n    pet(id: $id) {\n      id\n      categoryId\n      name\n      category {\n        id\n      }\n    }\n  }\n": typeof types.PetByIdDocument,
     "\n  query Inventory($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n      status\n      pet {\n        name\n      }\n    }\n  }\n": typeof types.InventoryDocument,
     "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.InventoryItemsDocument,
+    "\n  query StockOnly($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n    }\n  }\n": typeof types.StockOnlyDocument,
+    "\n  query StockCount($filter: InventoryFilter, $first: Int) {\n    inventoryItems(filter: $filter, first: $first) {\n      totalCount\n      nodes {\n        petId\n        quantity\n      }\n    }\n  }\n": typeof types.StockCountDocument,
     "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": typeof types.SummaryDocument,
     "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.UpdateInventoryDocument,
     "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.OrdersDocument,
@@ -85,6 +87,8 @@ const documents: Documents = {
     "\n  query PetById($id: ID!) {\n    pet(id: $id) {\n      id\n      categoryId\n      name\n      category {\n        id\n      }\n    }\n  }\n": types.PetByIdDocument,
     "\n  query Inventory($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n      status\n      pet {\n        name\n      }\n    }\n  }\n": types.InventoryDocument,
     "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.InventoryItemsDocument,
+    "\n  query StockOnly($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n    }\n  }\n": types.StockOnlyDocument,
+    "\n  query StockCount($filter: InventoryFilter, $first: Int) {\n    inventoryItems(filter: $filter, first: $first) {\n      totalCount\n      nodes {\n        petId\n        quantity\n      }\n    }\n  }\n": types.StockCountDocument,
     "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": types.SummaryDocument,
     "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.UpdateInventoryDocument,
     "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.OrdersDocument,
@@ -171,6 +175,14 @@ export function graphql(source: "\n  query Inventory($petId: ID!) {\n    invento
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query InventoryItems($filter: InventoryFilter, $first: Int, $after: String) {\n    inventoryItems(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        petId\n        quantity\n        status\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').InventoryItemsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StockOnly($petId: ID!) {\n    inventory(petId: $petId) {\n      petId\n      quantity\n    }\n  }\n"): typeof import('./graphql').StockOnlyDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StockCount($filter: InventoryFilter, $first: Int) {\n    inventoryItems(filter: $filter, first: $first) {\n      totalCount\n      nodes {\n        petId\n        quantity\n      }\n    }\n  }\n"): typeof import('./graphql').StockCountDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -147,6 +147,21 @@ export type InventoryItemsQueryVariables = Exact<{
 
 export type InventoryItemsQuery = { inventoryItems: { totalCount: number, nodes: Array<{ petId: string, quantity: number, status: PetStatus }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
+export type StockOnlyQueryVariables = Exact<{
+  petId: string | number;
+}>;
+
+
+export type StockOnlyQuery = { inventory: { petId: string, quantity: number } | null };
+
+export type StockCountQueryVariables = Exact<{
+  filter?: InventoryFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type StockCountQuery = { inventoryItems: { totalCount: number, nodes: Array<{ petId: string, quantity: number }> } };
+
 export type SummaryQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -682,6 +697,25 @@ export const InventoryItemsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<InventoryItemsQuery, InventoryItemsQueryVariables>;
+export const StockOnlyDocument = new TypedDocumentString(`
+    query StockOnly($petId: ID!) {
+  inventory(petId: $petId) {
+    petId
+    quantity
+  }
+}
+    `) as unknown as TypedDocumentString<StockOnlyQuery, StockOnlyQueryVariables>;
+export const StockCountDocument = new TypedDocumentString(`
+    query StockCount($filter: InventoryFilter, $first: Int) {
+  inventoryItems(filter: $filter, first: $first) {
+    totalCount
+    nodes {
+      petId
+      quantity
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<StockCountQuery, StockCountQueryVariables>;
 export const SummaryDocument = new TypedDocumentString(`
     query Summary {
   inventorySummary {

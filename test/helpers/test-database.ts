@@ -16,6 +16,8 @@ import { prepareDataDir } from './server-process';
 export interface SqlCounter {
   count: number;
   statements: string[];
+  /** The SQL reader's statements with their values (to EXPLAIN them). */
+  reads: { text: string; values: readonly unknown[] }[];
   reset(): void;
 }
 
@@ -54,9 +56,11 @@ function counter(): SqlCounter {
   const c: SqlCounter = {
     count: 0,
     statements: [],
+    reads: [],
     reset() {
       c.count = 0;
       c.statements = [];
+      c.reads = [];
     },
   };
   return c;
@@ -65,9 +69,10 @@ function counter(): SqlCounter {
 const countingOptions = { log: [{ emit: 'event' as const, level: 'query' as const }] };
 
 /** Statements of the SQL reader (reads that skip Prisma Client) are counted with Prisma's. */
-const readerCounting = (sql: SqlCounter) => (text: string) => {
+const readerCounting = (sql: SqlCounter) => (text: string, values: readonly unknown[]) => {
   sql.count++;
   sql.statements.push(text);
+  sql.reads.push({ text, values });
 };
 
 function attach(db: Database, sql: SqlCounter): void {

@@ -35,16 +35,21 @@ const byPetId: Sort<InventoryEntry> = {
   keys: [{ field: 'petId', column: 'i.pet_id', direction: 'asc', type: 'bigint' }],
 };
 
-/** Stock entries with their pet's status (reads on the SQL reader). */
-const ENTRY_COLUMNS = Prisma.raw('i.pet_id AS "petId", i.quantity, p.status');
-const ENTRIES = Prisma.raw('inventory_items i JOIN pets p ON p.id = i.pet_id');
-/** The same rows, to count: every stock row has its pet (`pet_id` NOT NULL, a foreign key that cascades). */
-const STOCK_ONLY = Prisma.raw('inventory_items i');
+/**
+ * Stock entries with their pet's status (reads on the SQL reader). Every stock row has its pet
+ * (`pet_id` NOT NULL, a foreign key that cascades), so the LEFT JOIN gives the rows an inner join
+ * gives; written LEFT so that PostgreSQL drops it from every statement that reads nothing of the pet
+ * (a count, `petId`/`quantity` alone): see ListQuery.from.
+ */
+const ENTRY_SELECT = 'i.pet_id AS "petId", i.quantity, p.status';
+const ENTRY_COLUMNS = Prisma.raw(ENTRY_SELECT);
+const ENTRIES_FROM = 'inventory_items i LEFT JOIN pets p ON p.id = i.pet_id';
+const ENTRIES = Prisma.raw(ENTRIES_FROM);
 
 /** Stock entries as rows under the model's field names, for the read compiler's lookups by key. */
 export const INVENTORY_ROWS = {
-  select: 'i.pet_id AS "petId", i.quantity, p.status',
-  from: 'inventory_items i JOIN pets p ON p.id = i.pet_id',
+  select: ENTRY_SELECT,
+  from: ENTRIES_FROM,
   key: 'i.pet_id',
 } as const;
 
@@ -71,16 +76,7 @@ export class InventoryService {
     visible: Prisma.Sql[] = [],
   ): PageSql<InventoryEntry> {
     const q = this.query(filter);
-    return pageSql<InventoryEntry>(
-      {
-        ...q,
-        conditions: [...q.conditions, ...visible],
-        // A visibility condition may read the pet: counted over the join then.
-        countFrom: visible.length ? undefined : q.countFrom,
-      },
-      byPetId,
-      args,
-    );
+    return pageSql<InventoryEntry>({ ...q, conditions: [...q.conditions, ...visible] }, byPetId, args);
   }
 
   /** The one place an inventory filter becomes SQL. */
@@ -89,8 +85,7 @@ export class InventoryService {
     const conditions: Prisma.Sql[] = [];
     if (f?.status) conditions.push(Prisma.sql`p.status = ${f.status}::"PetStatus"`);
     if (f?.quantityBelow != null) conditions.push(Prisma.sql`i.quantity < ${f.quantityBelow}`);
-    // Only the status reads the pet: without it, the stock rows alone are counted.
-    return { select: ENTRY_COLUMNS, from: ENTRIES, conditions, countFrom: f?.status ? undefined : STOCK_ONLY };
+    return { select: ENTRY_COLUMNS, from: ENTRIES, conditions };
   }
 
   /** Total stock per pet status; every status is present, 0 when no pet has it. */
