@@ -7,17 +7,18 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from '../modules/context';
-import { errorReportingPlugin, formatError } from '../policy/errors';
+import { errorReportingStep, formatError } from '../policy/errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits, type GraphQLLimits } from '../policy/limits';
-import { operationAccessPlugin } from '../policy/operation-access';
-import { wellFormedVariablesPlugin } from '../policy/well-formed';
+import { operationAccessStep } from '../policy/operation-access';
+import { wellFormedVariablesStep } from '../policy/well-formed';
 import { createSchema } from '../schema/schema';
-import { subscriptionsOverHttpPlugin } from '../subscriptions/subscriptions';
+import { subscriptionsOverHttpStep } from '../subscriptions/subscriptions';
 import { explorerPlugin } from './explorer';
-import { requestLogPlugin } from '../http/request-log';
+import { requestLogStep } from '../http/request-log';
 import { traceResolvers } from './graphql-tracing';
 import type { TrustedDocuments } from '../policy/trusted-documents';
+import { requestStepsPlugin, type RequestStep } from '../common/graphql/request-steps';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -33,12 +34,15 @@ export async function createApollo(
       exempt: trustedDocuments ? (document) => trustedDocuments.isTrusted(document) : undefined,
     }),
     plugins = [],
+    steps = [],
     traceResolvers: traced = false,
   }: {
     schema?: GraphQLSchema;
     /** The limits (and their cost cache), shared with the cost budget when there is one. */
     limits?: GraphQLLimits;
     plugins?: ApolloServerPlugin<GraphQLContext>[];
+    /** Request steps run after the policy's own, in the one plugin of request steps. */
+    steps?: RequestStep<GraphQLContext>[];
     traceResolvers?: boolean;
     /** TRUSTED_DOCUMENTS allow or enforce (src/policy/trusted-documents.ts); null when off. */
     trustedDocuments?: TrustedDocuments | null;
@@ -92,12 +96,16 @@ export async function createApollo(
     plugins: [
       // First: it puts a listed document's text in place of its hash before anything reads it.
       ...(trustedDocuments ? [trustedDocuments.apolloPlugin()] : []),
-      errorReportingPlugin(),
-      wellFormedVariablesPlugin(config.limits.inputDepth),
-      limits.plugin,
-      subscriptionsOverHttpPlugin(),
-      operationAccessPlugin(),
-      requestLogPlugin(),
+      // The service's own request hooks, in this order, as one plugin (src/common/graphql/request-steps.ts).
+      requestStepsPlugin<GraphQLContext>([
+        errorReportingStep,
+        wellFormedVariablesStep(config.limits.inputDepth),
+        limits.step,
+        subscriptionsOverHttpStep,
+        operationAccessStep,
+        requestLogStep,
+        ...steps,
+      ]),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       // Apollo turns on federated inline traces (ftv1) by itself when the schema is a subgraph

@@ -14,7 +14,8 @@
  *   type is private until someone decides otherwise, and every field of the scope table that needs
  *   a scope is PRIVATE whatever the hints say.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { RequestStep } from '../common/graphql/request-steps';
 import type { CacheHint, CacheScope } from '@apollo/cache-control-types';
 import {
   getNamedType,
@@ -178,43 +179,48 @@ export interface CachePolicyPluginOptions {
 }
 
 /**
- * Apollo plugin: marks each answer with what it may be (CACHE_POLICY_HEADER) and invalidates the
+ * A request step (src/common/graphql/request-steps.ts): marks each answer with what it may be (CACHE_POLICY_HEADER) and invalidates the
  * response cache after every mutation. An answer is shareable only if it is a query's, with no
  * errors, every field it selects is PUBLIC, and the request carried no credentials (any
  * Authorization header, valid or not, whatever kind of token: identity may change what is seen).
  */
-export function cachePolicyPlugin({ schema, onWrite }: CachePolicyPluginOptions): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      let policy: OperationCachePolicy | undefined;
-      return {
-        async didResolveOperation(rc) {
-          if (rc.operation) policy = cachePolicyOf(schema, rc.document, rc.operation);
-        },
-        async willSendResponse(rc) {
-          // A mutation that ran (or began to): the cache is invalidated before its answer leaves,
-          // errors or not (a partial write is a write).
-          if (policy?.write && rc.operation?.operation === 'mutation' && onWrite) await onWrite();
-          const body = rc.response.body;
-          const ok =
-            policy !== undefined &&
-            !policy.write &&
-            body.kind === 'single' &&
-            !body.singleResult.errors &&
-            (rc.response.http.status ?? 200) === 200;
-          let value = 'no-store';
-          if (ok) {
-            const credentials = rc.request.http?.headers.get('authorization') !== undefined;
-            value =
-              credentials || policy!.scope === 'PRIVATE'
-                ? 'private'
-                : policy!.maxAge === undefined
-                  ? 'public'
-                  : `public;${policy!.maxAge}`;
-          }
-          rc.response.http.headers.set(CACHE_POLICY_HEADER, value);
-        },
-      };
-    },
+type WillSend = GraphQLRequestContextWillSendResponse<GraphQLContext>;
+
+export function cachePolicyStep({ schema, onWrite }: CachePolicyPluginOptions): RequestStep<GraphQLContext> {
+  /** Marks the answer with what it may be. */
+  const mark = (rc: WillSend, policy: OperationCachePolicy | undefined): void => {
+    const body = rc.response.body;
+    const ok =
+      policy !== undefined &&
+      !policy.write &&
+      body.kind === 'single' &&
+      !body.singleResult.errors &&
+      (rc.response.http.status ?? 200) === 200;
+    let value = 'no-store';
+    if (ok) {
+      const credentials = rc.request.http?.headers.get('authorization') !== undefined;
+      value =
+        credentials || policy!.scope === 'PRIVATE'
+          ? 'private'
+          : policy!.maxAge === undefined
+            ? 'public'
+            : `public;${policy!.maxAge}`;
+    }
+    rc.response.http.headers.set(CACHE_POLICY_HEADER, value);
+  };
+  return () => {
+    let policy: OperationCachePolicy | undefined;
+    return {
+      didResolveOperation(rc) {
+        if (rc.operation) policy = cachePolicyOf(schema, rc.document, rc.operation);
+      },
+      willSendResponse(rc) {
+        // A mutation that ran (or began to): the cache is invalidated before its answer leaves,
+        // errors or not (a partial write is a write).
+        if (policy?.write && rc.operation?.operation === 'mutation' && onWrite)
+          return onWrite().then(() => mark(rc, policy));
+        mark(rc, policy);
+      },
+    };
   };
 }

@@ -27,7 +27,7 @@ import { createSchema } from '../schema/schema';
 import { subscriptionsPlugin, type SubscriptionsOptions } from '../subscriptions/subscriptions';
 import { reportOpenSubscriptions, type Metrics } from '../telemetry/metrics';
 import { createApollo } from './apollo';
-import { cachePolicyPlugin } from './cache-policy';
+import { cachePolicyStep } from './cache-policy';
 import { registerExplorerAssets } from './explorer';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql-tracing';
 import { readRoutingPlugin } from './read-routing.plugin';
@@ -132,8 +132,8 @@ async function startApollo(
       schema,
       limits,
       trustedDocuments,
+      steps: [cachePolicyStep({ schema, onWrite: graphqlCache.invalidate })],
       plugins: [
-        cachePolicyPlugin({ schema, onWrite: graphqlCache.invalidate }),
         ...(costBudget ? [costBudget.plugin] : []),
         ...(db.noteWrite ? [readRoutingPlugin()] : []),
         ...(metrics ? [metrics.apolloPlugin()] : []),

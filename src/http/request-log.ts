@@ -5,7 +5,7 @@
  * the path with credentials redacted, the status, the duration, the request id and, for GraphQL, the
  * operation's name and type and the error codes of the response.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import { traceIds, tracingEnabled } from '../telemetry/tracing';
@@ -108,27 +108,23 @@ export function linkGraphQLContext<T extends object>(request: FastifyRequest, co
 }
 
 /** Records each operation's name, type and error codes for the request's log line. */
-export function requestLogPlugin(): ApolloServerPlugin<object> {
-  return {
-    async requestDidStart({ contextValue }) {
-      const info = (contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO];
-      if (!info) return;
-      return {
-        async didResolveOperation(rc) {
-          info.operationName = rc.operationName === null ? null : boundedName(rc.operationName);
-          info.operationType = rc.operation?.operation;
-        },
-        async willSendResponse(rc) {
-          const body = rc.response.body;
-          const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-          if (errors?.length) {
-            info.errorCodes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
-          }
-        },
-      };
-    },
-  };
-}
+const logInfo = (rc: { contextValue: object }) => (rc.contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO]!;
+const requestLog: RequestStepListener<object> = {
+  didResolveOperation(rc) {
+    const info = logInfo(rc);
+    info.operationName = rc.operationName === null ? null : boundedName(rc.operationName);
+    info.operationType = rc.operation?.operation;
+  },
+  willSendResponse(rc) {
+    const body = rc.response.body;
+    const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+    if (errors?.length) {
+      logInfo(rc).errorCodes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
+    }
+  },
+};
+export const requestLogStep: RequestStep<object> = ({ contextValue }) =>
+  (contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO] ? requestLog : undefined;
 
 /**
  * One line per request, when its response has been sent: `POST /graphql 200 3.1 ms query PetById`

@@ -4,8 +4,9 @@
  * anything else is masked as INTERNAL with the request id and logged with its stack, so no stack,
  * SQL or Prisma text reaches a client.
  */
-import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
+import type { GraphQLRequestContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
 import { isDatabaseUnavailable } from '../errors/database-errors';
@@ -150,40 +151,34 @@ function isExpected(error: unknown): boolean {
 }
 
 /** Logs unexpected errors with their stack, and puts the request id in every INTERNAL error. */
-export function errorReportingPlugin(): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didEncounterErrors(rc: GraphQLRequestContext<GraphQLContext>) {
-          for (const error of rc.errors ?? []) {
-            if (!isExpected(error)) {
-              rc.contextValue.log.error(
-                { err: unwrapResolverError(error), path: error.path },
-                'unexpected GraphQL error',
-              );
-            }
+const errorReporting: RequestStepListener<GraphQLContext> = {
+  didEncounterErrors(rc) {
+    for (const error of rc.errors ?? []) {
+      if (!isExpected(error)) {
+        rc.contextValue.log.error({ err: unwrapResolverError(error), path: error.path }, 'unexpected GraphQL error');
+      }
+    }
+  },
+  willSendResponse(rc) {
+    const body = rc.response.body;
+    if (body?.kind !== 'single') return;
+    setStatus(rc, body.singleResult);
+    if (!body.singleResult.errors) return;
+    const requestId = rc.contextValue.requestId;
+    body.singleResult.errors = inResponseOrder(body.singleResult.errors, body.singleResult.data).map((e) =>
+      e.extensions?.code === ErrorCode.INTERNAL
+        ? {
+            ...e,
+            message: `${INTERNAL_MESSAGE} (request id ${requestId})`,
+            extensions: { ...e.extensions, requestId },
           }
-        },
-        async willSendResponse(rc: GraphQLRequestContext<GraphQLContext>) {
-          const body = rc.response.body;
-          if (body?.kind !== 'single') return;
-          setStatus(rc, body.singleResult);
-          if (!body.singleResult.errors) return;
-          const requestId = rc.contextValue.requestId;
-          body.singleResult.errors = inResponseOrder(body.singleResult.errors, body.singleResult.data).map((e) =>
-            e.extensions?.code === ErrorCode.INTERNAL
-              ? {
-                  ...e,
-                  message: `${INTERNAL_MESSAGE} (request id ${requestId})`,
-                  extensions: { ...e.extensions, requestId },
-                }
-              : e,
-          );
-        },
-      };
-    },
-  };
-}
+        : e,
+    );
+  },
+};
+
+/** The error-reporting step (src/common/graphql/request-steps.ts). */
+export const errorReportingStep: RequestStep<GraphQLContext> = () => errorReporting;
 
 /**
  * The HTTP status rule (docs/graphql-api.md, "The HTTP status rule"): a response that carries `data` (an

@@ -21,7 +21,8 @@
  *
  * Every rejection is a QueryTooComplexError (QUERY_TOO_COMPLEX, 400) whose message names the limit.
  */
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import {
@@ -212,7 +213,7 @@ export interface GraphQLLimits {
   validationRules: ValidationRule[];
   /**
    * The cost verdict for a document and its variables (null: within budget). Apollo's operations
-   * get it through `plugin`; subscriptions (src/subscriptions/subscriptions.ts) call it directly.
+   * get it through `step`; subscriptions (src/subscriptions/subscriptions.ts) call it directly.
    */
   costError(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): GraphQLError | null;
   /**
@@ -227,7 +228,8 @@ export interface GraphQLLimits {
     operationName?: string | null,
   ): number;
   parseOptions: { maxTokens: number };
-  plugin: ApolloServerPlugin;
+  /** The cost check of Apollo's operations (src/common/graphql/request-steps.ts). */
+  step: RequestStep<object>;
 }
 
 /** How many representations `_entities` is given (a list literal or a list variable; 1 otherwise). */
@@ -315,27 +317,24 @@ export function createLimits(
     if (operationName) return all.get(operationName) ?? 0;
     return all.size === 1 ? [...all.values()][0]! : 0;
   };
+  const costStep: RequestStepListener<object> = {
+    didResolveOperation(rc) {
+      if (exempt?.(rc.document)) return;
+      const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
+      // A fresh error each time: Apollo writes into an error's HTTP extensions.
+      if (verdict)
+        throw new GraphQLError(verdict.message, {
+          originalError: verdict.originalError,
+          extensions: { http: { status: 400, headers: new HeaderMap() } },
+        });
+    },
+  };
   return {
     costError,
     operationCost,
     validationRules: structureRules(limits),
     parseOptions: { maxTokens: limits.tokens },
-    plugin: {
-      async requestDidStart() {
-        return {
-          async didResolveOperation(rc) {
-            if (exempt?.(rc.document)) return;
-            const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
-            // A fresh error each time: Apollo writes into an error's HTTP extensions.
-            if (verdict)
-              throw new GraphQLError(verdict.message, {
-                originalError: verdict.originalError,
-                extensions: { http: { status: 400, headers: new HeaderMap() } },
-              });
-          },
-        };
-      },
-    },
+    step: () => costStep,
   };
 }
 

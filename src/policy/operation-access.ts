@@ -10,7 +10,8 @@
  * schema types), and the check is a walk over the selection sets with each fragment visited once.
  * Directives (`@skip`, `@include`) are not evaluated: a field is reached if it is written.
  */
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import {
   GraphQLError,
   getNamedType,
@@ -267,21 +268,11 @@ export function checkOperationAccess(
   });
 }
 
-export function operationAccessPlugin(): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(rc) {
-          if (rc.operation)
-            checkOperationAccess(
-              rc.schema,
-              rc.document,
-              rc.operation,
-              rc.contextValue.caller,
-              rc.request.variables ?? {},
-            );
-        },
-      };
-    },
-  };
-}
+const operationAccess: RequestStepListener<GraphQLContext> = {
+  didResolveOperation(rc) {
+    if (rc.operation)
+      checkOperationAccess(rc.schema, rc.document, rc.operation, rc.contextValue.caller, rc.request.variables ?? {});
+  },
+};
+/** Refuses what the caller may not run, before execution (src/common/graphql/request-steps.ts). */
+export const operationAccessStep: RequestStep<GraphQLContext> = () => operationAccess;

@@ -15,7 +15,8 @@
  * Used for HTTP (the Apollo plugin below, for each operation of a batch too) and for WebSocket
  * subscriptions (subscription-operation.ts).
  */
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { GraphQLError } from 'graphql';
 import { ValidationError } from '../errors/app-error';
 import type { GraphQLContext } from '../modules/context';
@@ -93,19 +94,17 @@ export function variablesError(
   return null;
 }
 
-export function wellFormedVariablesPlugin(maxDepth: number): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(rc) {
-          const error = variablesError(rc.request.variables, maxDepth);
-          if (!error) return;
-          throw new GraphQLError(error.message, {
-            originalError: error,
-            extensions: { http: { status: 400, headers: new HeaderMap() } },
-          });
-        },
-      };
+/** Refuses an operation whose variables are not well-formed (src/common/graphql/request-steps.ts). */
+export function wellFormedVariablesStep(maxDepth: number): RequestStep<GraphQLContext> {
+  const listener: RequestStepListener<GraphQLContext> = {
+    didResolveOperation(rc) {
+      const error = variablesError(rc.request.variables, maxDepth);
+      if (!error) return;
+      throw new GraphQLError(error.message, {
+        originalError: error,
+        extensions: { http: { status: 400, headers: new HeaderMap() } },
+      });
     },
   };
+  return () => listener;
 }

@@ -32,7 +32,7 @@
  * changes. On shutdown, subscriptions end after the events already queued for them are sent, then
  * sockets close with 1001 ("going away"); graphql-ws clients reconnect (to another process).
  */
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import fp from 'fastify-plugin';
@@ -56,6 +56,7 @@ import { callerIdentity, type Caller } from '../modules/auth/caller';
 import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
 import type { GraphQLContext } from '../modules/context';
+import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { Reads } from '../read/reads';
 import { formatError } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
@@ -497,21 +498,16 @@ export const subscriptionsPlugin = fp(
  * Apollo plugin: a subscription sent over HTTP is a 400 BAD_REQUEST pointing at the WebSocket
  * (graphql-js would otherwise run the subscription's resolver once without an event).
  */
-export function subscriptionsOverHttpPlugin(): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(rc) {
-          if (rc.operation?.operation !== 'subscription') return;
-          const cause = new BadRequestError(
-            'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
-          );
-          throw new GraphQLError(cause.message, {
-            originalError: cause,
-            extensions: { http: { status: 400, headers: new HeaderMap() } },
-          });
-        },
-      };
-    },
-  };
-}
+const subscriptionsOverHttp: RequestStepListener<GraphQLContext> = {
+  didResolveOperation(rc) {
+    if (rc.operation?.operation !== 'subscription') return;
+    const cause = new BadRequestError(
+      'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
+    );
+    throw new GraphQLError(cause.message, {
+      originalError: cause,
+      extensions: { http: { status: 400, headers: new HeaderMap() } },
+    });
+  },
+};
+export const subscriptionsOverHttpStep: RequestStep<GraphQLContext> = () => subscriptionsOverHttp;
