@@ -112,7 +112,7 @@ export interface CreateDatabaseOptions {
   info?: (msg: string) => void;
   /** Extra Prisma client options (tests use `log` to count statements). */
   prismaOptions?: Omit<ConstructorParameters<typeof PrismaClient>[0], 'adapter'>;
-  /** Called with the text of every statement the SQL reader or the writer sends (tests count statements). */
+  /** Called with every statement the SQL reader or the writer sends, text and values (tests count and explain them). */
   onReaderStatement?: (sql: string, values: readonly unknown[]) => void;
 }
 

@@ -163,13 +163,13 @@ export function cachePolicyOf(
 }
 
 /**
- * The header by which the Apollo plugin tells the route's onSend hook (src/graphql/response-cache.ts)
+ * The header by which the cache-policy step tells the route's onSend hook (src/graphql/response-cache.ts)
  * what the answer may be: `public` or `public;<max-age>`, `private`, or `no-store`. Apollo's plugins
  * cannot reach Fastify's reply, its response headers can; the hook removes it before sending.
  */
 export const CACHE_POLICY_HEADER = 'x-petstore-cache-policy';
 
-export interface CachePolicyPluginOptions {
+export interface CachePolicyOptions {
   schema: GraphQLSchema;
   /**
    * Called once a mutation has run, before its answer is sent: the response cache drops every
@@ -179,14 +179,14 @@ export interface CachePolicyPluginOptions {
 }
 
 /**
- * A request step (src/common/graphql/request-steps.ts): marks each answer with what it may be (CACHE_POLICY_HEADER) and invalidates the
- * response cache after every mutation. An answer is shareable only if it is a query's, with no
+ * A request step (src/common/graphql/request-steps.ts): marks each answer with what it may be
+ * (CACHE_POLICY_HEADER) and invalidates the response cache after every mutation. An answer is shareable only if it is a query's, with no
  * errors, every field it selects is PUBLIC, and the request carried no credentials (any
  * Authorization header, valid or not, whatever kind of token: identity may change what is seen).
  */
 type WillSend = GraphQLRequestContextWillSendResponse<GraphQLContext>;
 
-export function cachePolicyStep({ schema, onWrite }: CachePolicyPluginOptions): RequestStep<GraphQLContext> {
+export function cachePolicyStep({ schema, onWrite }: CachePolicyOptions): RequestStep<GraphQLContext> {
   /** Marks the answer with what it may be. */
   const mark = (rc: WillSend, policy: OperationCachePolicy | undefined): void => {
     const body = rc.response.body;

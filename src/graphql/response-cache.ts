@@ -113,7 +113,7 @@ export interface GraphQLCache {
   lookup(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   /** Route onSend of /graphql: the headers, 304s, and storing misses. */
   onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown>;
-  /** Called by the cache-policy plugin after every mutation, before its answer. */
+  /** Called by the cache-policy step after every mutation, before its answer. */
   invalidate(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -92,23 +92,27 @@ const LOG_INFO = Symbol('graphql log info');
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the GraphQL plugin below learnt of the request's operation, for its log line. */
+    /** What the GraphQL step below learnt of the request's operation, for its log line. */
     graphqlLog: GraphQLLogInfo | null;
   }
 }
 
-/** Ties a GraphQL context to its HTTP request, so the plugin below can describe the request's line. */
+/** Ties a GraphQL context to its HTTP request, so the step below can describe the request's line. */
 export function linkGraphQLContext<T extends object>(request: FastifyRequest, context: T): T {
   const info: GraphQLLogInfo = {};
   // A plain property (enumerable, so Apollo's copy keeps it): a property defined with other
   // attributes costs the context its fast shape, which every resolver then reads it through.
-  (context as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO] = info;
+  (context as WithLogInfo)[LOG_INFO] = info;
   request.graphqlLog = info;
   return context;
 }
 
+type WithLogInfo = { [LOG_INFO]?: GraphQLLogInfo };
+/** The log info `linkGraphQLContext` put on a context (none: a context not made for an HTTP request). */
+const logInfoOf = (context: object): GraphQLLogInfo | undefined => (context as WithLogInfo)[LOG_INFO];
+const logInfo = (rc: { contextValue: object }) => logInfoOf(rc.contextValue)!;
+
 /** Records each operation's name, type and error codes for the request's log line. */
-const logInfo = (rc: { contextValue: object }) => (rc.contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO]!;
 const requestLog: RequestStepListener<object> = {
   didResolveOperation(rc) {
     const info = logInfo(rc);
@@ -124,7 +128,7 @@ const requestLog: RequestStepListener<object> = {
   },
 };
 export const requestLogStep: RequestStep<object> = ({ contextValue }) =>
-  (contextValue as { [LOG_INFO]?: GraphQLLogInfo })[LOG_INFO] ? requestLog : undefined;
+  logInfoOf(contextValue) ? requestLog : undefined;
 
 /**
  * One line per request, when its response has been sent: `POST /graphql 200 3.1 ms query PetById`

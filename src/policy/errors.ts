@@ -136,7 +136,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       extensions: { code: mapped.code, status: mapped.status },
     };
   }
-  // Masked: the plugin below logs the original and adds the request id.
+  // Masked: the error-reporting step below logs the original and adds the request id.
   return {
     message: INTERNAL_MESSAGE,
     locations: formatted.locations,

@@ -12,7 +12,7 @@
  *   unexpected database error. Such a variable is refused with 400 VALIDATION_FAILED naming it. (A
  *   surrogate in the query text itself is refused by the GraphQL parser: a syntax error.)
  *
- * Used for HTTP (the Apollo plugin below, for each operation of a batch too) and for WebSocket
+ * Used for HTTP (the request step below, for each operation of a batch too) and for WebSocket
  * subscriptions (subscription-operation.ts).
  */
 import { HeaderMap } from '@apollo/server';

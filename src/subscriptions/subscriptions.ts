@@ -495,7 +495,8 @@ export const subscriptionsPlugin = fp(
 );
 
 /**
- * Apollo plugin: a subscription sent over HTTP is a 400 BAD_REQUEST pointing at the WebSocket
+ * A request step (src/common/graphql/request-steps.ts): a subscription sent over HTTP is a 400
+ * BAD_REQUEST pointing at the WebSocket
  * (graphql-js would otherwise run the subscription's resolver once without an event).
  */
 const subscriptionsOverHttp: RequestStepListener<GraphQLContext> = {
