@@ -169,9 +169,15 @@ describe('inventory', () => {
     const soldOnly = { first: 1, filter: { status: 'SOLD' as const } };
     expect((await t.gqlOk(StockCount, soldOnly)).inventoryItems.totalCount).toBe(sold);
     expect(await tablesRead(() => t.gqlOk(StockCount, soldOnly))).toEqual(['inventory_items', 'pets']);
-    // The page with the status still joins the pet, and answers it.
+    // The page with the status still joins the pet, and answers the pet's own.
+    const [first] = await t.db.prisma.$queryRaw<{ petId: bigint; status: string }[]>`
+      SELECT i.pet_id AS "petId", p.status::text AS status
+      FROM inventory_items i JOIN pets p ON p.id = i.pet_id ORDER BY i.pet_id LIMIT 1`;
     const page = await t.gqlOk(InventoryItems, { first: 1 });
-    expect(page.inventoryItems.nodes[0]!.status).toBeDefined();
+    expect(page.inventoryItems.nodes[0]).toMatchObject({
+      petId: first!.petId.toString(),
+      status: first!.status.toUpperCase(),
+    });
     expect(await tablesRead(() => t.gqlOk(InventoryItems, { first: 1 }))).toEqual(['inventory_items', 'pets']);
   });
 });
