@@ -119,7 +119,9 @@ class Compilation {
   object(type: ObjectName, nodes: readonly FieldNode[], all = false): ObjectPlan {
     const entry = OBJECTS[type];
     const alias = `t${this.aliases++}`;
-    const scalars = new Set<string>(all ? Object.keys(entry.scalars) : entry.always);
+    // The key always: it says whether a to-one relation matched a row, and it is what `nodeId` and
+    // cursors are made of. Nothing else unless selected (`carried` is for rows at hand).
+    const scalars = new Set<string>(all ? Object.keys(entry.scalars) : [OBJECT_TYPES[type].key]);
     const relations: RelationPlan[] = [];
     for (const fieldNodes of this.subfields(type, nodes).values()) {
       const name = fieldNodes[0]!.name.value;
@@ -515,7 +517,7 @@ const ARRAY_TYPES: Record<ScalarKind, string> = {
 
 /**
  * The relations that `nodes` select below rows already at hand (a mutation's result, an event's
- * object), read in ONE statement for all of them: the rows' carried fields (`always`: their keys
+ * object), read in ONE statement for all of them: the rows' carried fields (`carried`: their keys
  * and whatever a relation joins on) are bound as arrays and unnested into the FROM item that the
  * relations join to, exactly as a root field's rows are. The rows' own fields are kept as they
  * came (a deleted object is answered as it was); what is returned is each row with its compiled
@@ -534,7 +536,7 @@ export async function readRelationsOf(
   if (plan.relations.length === 0 || rows.length === 0) return [...rows];
   const entry = OBJECTS[type];
   const scalars = entry.scalars as Record<string, ScalarKind>;
-  const carried = entry.always;
+  const carried = entry.carried;
   const arrays = carried.map(
     (f) => Prisma.sql`${rows.map((r) => r[f] ?? null)}::${Prisma.raw(ARRAY_TYPES[scalars[f]!])}`,
   );

@@ -38,33 +38,36 @@ export interface ObjectEntry {
   /** The scalar fields (GraphQL name = row field name). */
   scalars: Record<string, ScalarKind>;
   /**
-   * Fields every row carries, selected or not: what the type's field resolvers read from their root
-   * when a relation below is not compiled, and what cursors are made of.
+   * What the relations below a row of this type are read from: its key and the fields its to-one
+   * relations join on (`categoryId`) or take from it (`Pet.inventory`'s status). Rows at hand (a
+   * mutation's result, an event's object: `readRelationsOf`) are bound by these fields. A row that
+   * a statement reads carries only its key, what is selected and its page's sort keys: the joins
+   * are written over the row's SQL, so nothing unasked leaves PostgreSQL.
    */
-  always: readonly string[];
+  carried: readonly string[];
 }
 
 export const OBJECTS = {
   Pet: {
     rows: PET_ROWS,
     scalars: { id: 'id', name: 'text', categoryId: 'id', status: 'text' },
-    always: ['id', 'categoryId', 'status'],
+    carried: ['id', 'categoryId', 'status'],
   },
   Category: {
     rows: CATEGORY_ROWS,
     scalars: { id: 'id', name: 'text', description: 'text' },
-    always: ['id'],
+    carried: ['id'],
   },
   Order: {
     rows: ORDER_ROWS,
     scalars: { id: 'id', petId: 'id', quantity: 'int', shipDate: 'datetime', complete: 'bool' },
-    always: ['id', 'petId'],
+    carried: ['id', 'petId'],
   },
   InventoryItem: {
     rows: INVENTORY_ROWS,
     scalars: { petId: 'id', quantity: 'int', status: 'text' },
     // Not the status: it is the pet's, and a read that does not ask for it does not join the pet.
-    always: ['petId'],
+    carried: ['petId'],
   },
 } satisfies Record<ObjectTypeName, ObjectEntry>;
 

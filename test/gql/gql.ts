@@ -50,6 +50,9 @@ type Documents = {
     "\n  query CompiledTwinPaths {\n    categories(first: 4) {\n      nodes {\n        x: pets(first: 1) {\n          nodes {\n            id\n          }\n        }\n      }\n      edges {\n        node {\n          x: pets(first: 2) {\n            nodes {\n              name\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CompiledTwinPathsDocument,
     "\n  query CompiledTwoAliasesOneRefused($id: ID!) {\n    category(id: $id) {\n      a: pets(first: 1) {\n        nodes {\n          id\n        }\n      }\n      b: pets(first: 101) {\n        nodes {\n          id\n        }\n      }\n    }\n  }\n": typeof types.CompiledTwoAliasesOneRefusedDocument,
     "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": typeof types.PlannedPetDocument,
+    "\n  query NarrowRows {\n    pets(first: 3) {\n      nodes {\n        name\n      }\n    }\n  }\n": typeof types.NarrowRowsDocument,
+    "\n  query NarrowNested {\n    categories(first: 2) {\n      nodes {\n        pets(first: 2) {\n          nodes {\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.NarrowNestedDocument,
+    "\n  query NarrowJoined {\n    orders(first: 2) {\n      nodes {\n        quantity\n        pet {\n          name\n        }\n      }\n    }\n  }\n": typeof types.NarrowJoinedDocument,
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.CategoriesWithPetsDocument,
@@ -114,6 +117,9 @@ const documents: Documents = {
     "\n  query CompiledTwinPaths {\n    categories(first: 4) {\n      nodes {\n        x: pets(first: 1) {\n          nodes {\n            id\n          }\n        }\n      }\n      edges {\n        node {\n          x: pets(first: 2) {\n            nodes {\n              name\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CompiledTwinPathsDocument,
     "\n  query CompiledTwoAliasesOneRefused($id: ID!) {\n    category(id: $id) {\n      a: pets(first: 1) {\n        nodes {\n          id\n        }\n      }\n      b: pets(first: 101) {\n        nodes {\n          id\n        }\n      }\n    }\n  }\n": types.CompiledTwoAliasesOneRefusedDocument,
     "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n": types.PlannedPetDocument,
+    "\n  query NarrowRows {\n    pets(first: 3) {\n      nodes {\n        name\n      }\n    }\n  }\n": types.NarrowRowsDocument,
+    "\n  query NarrowNested {\n    categories(first: 2) {\n      nodes {\n        pets(first: 2) {\n          nodes {\n            name\n          }\n        }\n      }\n    }\n  }\n": types.NarrowNestedDocument,
+    "\n  query NarrowJoined {\n    orders(first: 2) {\n      nodes {\n        quantity\n        pet {\n          name\n        }\n      }\n    }\n  }\n": types.NarrowJoinedDocument,
     "\n  query PetsWithRelations($first: Int) {\n    pets(first: $first) {\n      nodes {\n        id\n        name\n        category {\n          name\n        }\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PetsWithRelationsDocument,
     "\n  query OrdersWithPets($first: Int) {\n    orders(first: $first) {\n      nodes {\n        id\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n    }\n  }\n": types.OrdersWithPetsDocument,
     "\n  query CategoriesWithPets($first: Int) {\n    categories(first: $first) {\n      nodes {\n        name\n        pets(first: 3) {\n          totalCount\n          nodes {\n            name\n            orders(first: 2) {\n              totalCount\n              nodes {\n                id\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.CategoriesWithPetsDocument,
@@ -283,6 +289,18 @@ export function graphql(source: "\n  query CompiledTwoAliasesOneRefused($id: ID!
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query PlannedPet($id: ID!) {\n    pet(id: $id) {\n      id\n      name\n      categoryId\n      status\n    }\n  }\n"): typeof import('./graphql').PlannedPetDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query NarrowRows {\n    pets(first: 3) {\n      nodes {\n        name\n      }\n    }\n  }\n"): typeof import('./graphql').NarrowRowsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query NarrowNested {\n    categories(first: 2) {\n      nodes {\n        pets(first: 2) {\n          nodes {\n            name\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').NarrowNestedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query NarrowJoined {\n    orders(first: 2) {\n      nodes {\n        quantity\n        pet {\n          name\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').NarrowJoinedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -363,6 +363,21 @@ export type PlannedPetQueryVariables = Exact<{
 
 export type PlannedPetQuery = { pet: { id: string, name: string, categoryId: string, status: PetStatus | null } | null };
 
+export type NarrowRowsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type NarrowRowsQuery = { pets: { nodes: Array<{ name: string }> } };
+
+export type NarrowNestedQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type NarrowNestedQuery = { categories: { nodes: Array<{ pets: { nodes: Array<{ name: string }> } }> } };
+
+export type NarrowJoinedQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type NarrowJoinedQuery = { orders: { nodes: Array<{ quantity: number | null, pet: { name: string } | null }> } };
+
 export type PetsWithRelationsQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
@@ -1222,6 +1237,40 @@ export const PlannedPetDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PlannedPetQuery, PlannedPetQueryVariables>;
+export const NarrowRowsDocument = new TypedDocumentString(`
+    query NarrowRows {
+  pets(first: 3) {
+    nodes {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<NarrowRowsQuery, NarrowRowsQueryVariables>;
+export const NarrowNestedDocument = new TypedDocumentString(`
+    query NarrowNested {
+  categories(first: 2) {
+    nodes {
+      pets(first: 2) {
+        nodes {
+          name
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<NarrowNestedQuery, NarrowNestedQueryVariables>;
+export const NarrowJoinedDocument = new TypedDocumentString(`
+    query NarrowJoined {
+  orders(first: 2) {
+    nodes {
+      quantity
+      pet {
+        name
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<NarrowJoinedQuery, NarrowJoinedQueryVariables>;
 export const PetsWithRelationsDocument = new TypedDocumentString(`
     query PetsWithRelations($first: Int) {
   pets(first: $first) {

@@ -331,6 +331,43 @@ const W1 = graphql(`
   }
 `);
 
+const NarrowRows = graphql(`
+  query NarrowRows {
+    pets(first: 3) {
+      nodes {
+        name
+      }
+    }
+  }
+`);
+
+const NarrowNested = graphql(`
+  query NarrowNested {
+    categories(first: 2) {
+      nodes {
+        pets(first: 2) {
+          nodes {
+            name
+          }
+        }
+      }
+    }
+  }
+`);
+
+const NarrowJoined = graphql(`
+  query NarrowJoined {
+    orders(first: 2) {
+      nodes {
+        quantity
+        pet {
+          name
+        }
+      }
+    }
+  }
+`);
+
 /**
  * The read compiler (src/read/): each root field and everything below it in one statement.
  * The same database is served by a second app reading through the reference reader (a naive reader
@@ -441,6 +478,30 @@ describe('read planner', () => {
     const twins = await t.gqlOk(TwinPaths, {});
     expect(twins.categories.nodes[0]!.x.nodes).toHaveLength(1);
     expect(twins.categories.edges[0]!.node.x.nodes).toHaveLength(2);
+  });
+
+  it('sends a row only its key, what is selected and its sort keys, nothing carried unasked', async () => {
+    /** The rows of the one statement the document sent, as PostgreSQL answers them. */
+    const rowsOf = async <R>(doc: TypedDocument<R, Record<string, never>>): Promise<unknown[][]> => {
+      await same(doc, {});
+      t.sql.reset();
+      await t.gqlOk(doc, {});
+      expect(t.sql.reads).toHaveLength(1);
+      const [{ text, values }] = t.sql.reads;
+      const rows = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
+      return rows.map((row) => Object.values(row));
+    };
+    // A pet's id (its key, also its page's sort key) and its name: not its category id, not its status.
+    for (const row of await rowsOf(NarrowRows)) expect(row).toHaveLength(2);
+    // A nested page's rows are arrays of text: each pet's is its id and name.
+    const nested = await rowsOf(NarrowNested);
+    for (const [, pets] of nested) {
+      const literal = String(pets);
+      expect(literal.startsWith('{{')).toBe(true);
+      for (const inner of literal.slice(2, -2).split('},{')) expect(inner.split(',')).toHaveLength(2);
+    }
+    // The order's id and quantity, its pet's id and name: the join needs no column of the answer.
+    for (const row of await rowsOf(NarrowJoined)) expect(row).toHaveLength(4);
   });
 
   it('reports a refused alias on its own path, the other alias answering', async () => {
