@@ -432,8 +432,8 @@ function fromPage(columns: Columns, plan: RelationPlan): unknown {
 /** What a connection's resolver returns for `nodes` read in the page's window order. */
 function page(nodes: object[], plan: RelationPlan, count: number): unknown {
   const { window, sort } = plan.page!;
-  const built = buildPage<object>(nodes, window, sort, () => Promise.resolve(count));
-  return plan.counted ? { ...built, totalCount: count } : built;
+  // Not counted: `totalCount` is not selected, and nothing reads it.
+  return buildPage<object>(nodes, window, sort, count);
 }
 
 /** The output column (`Compilation.select`) of a row's key: its scalars come first, in order. */
