@@ -166,8 +166,9 @@ export const whereClause = (conditions: Prisma.Sql[]): Prisma.Sql =>
  *
  * Cursors are encoded only when read: an edge's `cursor`, `startCursor` and `endCursor` are
  * getters, and the edges themselves are made when `edges` is first read. Encoding one is a JSON
- * text and a base64url Buffer (~1 us); every page built them all, for every row, though most
- * documents select `nodes` and at most `endCursor` (a page of 50 pets: 50-70 us of cursors).
+ * text and a base64url Buffer (~1.5 us); every page built them all, for every row, though most
+ * documents select `nodes` and at most `endCursor` (a page of 50 pets: 50-80 us of cursors; W6
+ * built 110 per request and read none; docs/benchmarks.md, round 14).
  */
 export function buildPage<T>(
   rows: T[],
