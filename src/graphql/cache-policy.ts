@@ -180,9 +180,10 @@ export interface CachePolicyOptions {
 
 /**
  * A request step (src/common/graphql/request-steps.ts): marks each answer with what it may be
- * (CACHE_POLICY_HEADER) and invalidates the response cache after every mutation. An answer is shareable only if it is a query's, with no
- * errors, every field it selects is PUBLIC, and the request carried no credentials (any
- * Authorization header, valid or not, whatever kind of token: identity may change what is seen).
+ * (CACHE_POLICY_HEADER) and invalidates the response cache after every mutation. An answer is
+ * shareable only if it is a query's, with no errors, every field it selects is PUBLIC, and the
+ * request carried no credentials (any Authorization header, valid or not, whatever kind of token:
+ * identity may change what is seen).
  */
 type WillSend = GraphQLRequestContextWillSendResponse<GraphQLContext>;
 

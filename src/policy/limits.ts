@@ -21,7 +21,7 @@
  *
  * Every rejection is a QueryTooComplexError (QUERY_TOO_COMPLEX, 400) whose message names the limit.
  */
-import { HeaderMap } from '@apollo/server';
+import { apolloError } from '../common/graphql/apollo-error';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
@@ -49,11 +49,7 @@ type Limit = QueryTooComplexError['limit'];
 
 /** The GraphQL error Apollo sends for a rejected operation; formatError reads `originalError`. */
 export function tooComplex(limit: Limit, message: string): GraphQLError {
-  const cause = new QueryTooComplexError(limit, `Query too complex (${limit} limit): ${message}`);
-  return new GraphQLError(cause.message, {
-    originalError: cause,
-    extensions: { http: { status: 400, headers: new HeaderMap() } },
-  });
+  return apolloError(new QueryTooComplexError(limit, `Query too complex (${limit} limit): ${message}`));
 }
 
 // graphql-armor prefixes its messages with "Syntax Error: ", which they are not.
@@ -322,11 +318,7 @@ export function createLimits(
       if (exempt?.(rc.document)) return;
       const verdict = costError(rc.schema, rc.document, rc.request.variables ?? {});
       // A fresh error each time: Apollo writes into an error's HTTP extensions.
-      if (verdict)
-        throw new GraphQLError(verdict.message, {
-          originalError: verdict.originalError,
-          extensions: { http: { status: 400, headers: new HeaderMap() } },
-        });
+      if (verdict) throw apolloError(verdict.originalError as QueryTooComplexError);
     },
   };
   return {

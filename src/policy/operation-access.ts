@@ -11,9 +11,9 @@
  * Directives (`@skip`, `@include`) are not evaluated: a field is reached if it is written.
  */
 import { HeaderMap } from '@apollo/server';
+import { apolloError } from '../common/graphql/apollo-error';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import {
-  GraphQLError,
   getNamedType,
   isAbstractType,
   isObjectType,
@@ -262,10 +262,7 @@ export function checkOperationAccess(
   if (!refused) return;
   const headers = new HeaderMap();
   if (refused instanceof UnauthenticatedError) headers.set('www-authenticate', refused.challenge);
-  throw new GraphQLError(refused.message, {
-    originalError: refused,
-    extensions: { http: { status: refused.status, headers } },
-  });
+  throw apolloError(refused, headers);
 }
 
 const operationAccess: RequestStepListener<GraphQLContext> = {

@@ -22,10 +22,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { HeaderMap, type ApolloServerPlugin, type DocumentStore } from '@apollo/server';
+import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
 import type { FastifyRequest } from 'fastify';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { apolloError } from '../common/graphql/apollo-error';
 import type { TrustedDocumentsMode } from '../config';
 import { AppError, BadRequestError, ErrorCode, PersistedQueryNotInListError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
@@ -220,13 +221,6 @@ function getOperation(query: Record<string, unknown>): WireOperation {
 
 const isAdmin = (caller: Caller | null): boolean => caller?.scopes.includes('admin') ?? false;
 
-/** A GraphQL error carrying an AppError, with the HTTP status Apollo should send. */
-const asGraphQLError = (error: AppError) =>
-  new GraphQLError(error.message, {
-    originalError: error,
-    extensions: { http: { status: error.status, headers: new HeaderMap() } },
-  });
-
 class PersistedQueryNotFoundError extends AppError {
   constructor(hash: string) {
     super(ErrorCode.PERSISTED_QUERY_NOT_FOUND, 404, `No trusted document has the hash ${hash}`);
@@ -386,7 +380,7 @@ export class TrustedDocuments {
         if (ref.kind === 'hash') {
           listed = this.#byHash.get(ref.hash);
           // Checked by the guard; only a reload in between can land here.
-          if (!listed && ref.via === 'documentId') throw asGraphQLError(new PersistedQueryNotFoundError(ref.hash));
+          if (!listed && ref.via === 'documentId') throw apolloError(new PersistedQueryNotFoundError(ref.hash));
           if (listed) rc.request.query = listed.body;
         } else if (ref.kind === 'full' && ref.persistedHash && this.#byHash.has(ref.persistedHash)) {
           listed = this.#byHash.get(ref.persistedHash);

@@ -15,9 +15,8 @@
  * Used for HTTP (the request step below, for each operation of a batch too) and for WebSocket
  * subscriptions (subscription-operation.ts).
  */
-import { HeaderMap } from '@apollo/server';
+import { apolloError } from '../common/graphql/apollo-error';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
-import { GraphQLError } from 'graphql';
 import { ValidationError } from '../errors/app-error';
 import type { GraphQLContext } from '../modules/context';
 
@@ -99,11 +98,7 @@ export function wellFormedVariablesStep(maxDepth: number): RequestStep<GraphQLCo
   const listener: RequestStepListener<GraphQLContext> = {
     didResolveOperation(rc) {
       const error = variablesError(rc.request.variables, maxDepth);
-      if (!error) return;
-      throw new GraphQLError(error.message, {
-        originalError: error,
-        extensions: { http: { status: 400, headers: new HeaderMap() } },
-      });
+      if (error) throw apolloError(error);
     },
   };
   return () => listener;

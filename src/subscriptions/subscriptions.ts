@@ -32,7 +32,6 @@
  * changes. On shutdown, subscriptions end after the events already queued for them are sent, then
  * sockets close with 1001 ("going away"); graphql-ws clients reconnect (to another process).
  */
-import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import fp from 'fastify-plugin';
@@ -57,6 +56,7 @@ import { BEARER } from '../modules/auth/auth.hooks';
 import type { StoreEvents } from '../modules/events/store-events';
 import type { GraphQLContext } from '../modules/context';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
+import { apolloError } from '../common/graphql/apollo-error';
 import { Reads } from '../read/reads';
 import { formatError } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
@@ -496,19 +496,17 @@ export const subscriptionsPlugin = fp(
 
 /**
  * A request step (src/common/graphql/request-steps.ts): a subscription sent over HTTP is a 400
- * BAD_REQUEST pointing at the WebSocket
- * (graphql-js would otherwise run the subscription's resolver once without an event).
+ * BAD_REQUEST pointing at the WebSocket (graphql-js would otherwise run the subscription's resolver
+ * once without an event).
  */
 const subscriptionsOverHttp: RequestStepListener<GraphQLContext> = {
   didResolveOperation(rc) {
     if (rc.operation?.operation !== 'subscription') return;
-    const cause = new BadRequestError(
-      'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
+    throw apolloError(
+      new BadRequestError(
+        'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
+      ),
     );
-    throw new GraphQLError(cause.message, {
-      originalError: cause,
-      extensions: { http: { status: 400, headers: new HeaderMap() } },
-    });
   },
 };
 export const subscriptionsOverHttpStep: RequestStep<GraphQLContext> = () => subscriptionsOverHttp;
