@@ -8,9 +8,10 @@
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
-# Dependencies first, so a source change does not reinstall them. The postinstall (prisma generate)
-# needs the Prisma schema and config.
+# Dependencies first, so a source change does not reinstall them. The postinstall (patch-package,
+# then prisma generate) needs the patches, the Prisma schema and config.
 COPY package.json package-lock.json prisma.config.ts ./
+COPY patches ./patches
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

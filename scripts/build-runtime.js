@@ -12,7 +12,9 @@
  *                              apikey: straight to dist/, never a build step) and no postinstall
  *                              (`prisma generate` is a development step: the client is compiled in dist/)
  *   package-lock.json         as committed
- *   node_modules/             production dependencies (`npm ci --omit=dev`) unless --no-install
+ *   node_modules/             production dependencies (`npm ci --omit=dev`) unless --no-install,
+ *                              with the fixes of patches/ applied (patches/README.md)
+ *   patches/                  those fixes, as patch-package applies them
  *
  * The Dockerfile's build stage runs this same script (docs/deployment.md), and a test
  * (test/deploy/runtime.test.ts) runs it into a temporary directory and starts the result, so what the
@@ -33,7 +35,7 @@ const RUNTIME_SCRIPTS = {
 };
 
 /** What is copied from the checkout, relative to it (directories whole). */
-const COPIED = ['dist/src', 'dist/prisma', 'prisma/migrations', 'prisma/schema.prisma', 'package-lock.json'];
+const COPIED = ['dist/src', 'dist/prisma', 'prisma/migrations', 'prisma/schema.prisma', 'package-lock.json', 'patches'];
 
 function usage(message) {
   console.error(
@@ -84,6 +86,14 @@ function main(argv) {
       // The runtime is installed as production installs it, whatever the caller's NODE_ENV.
       env: { ...process.env, NODE_ENV: 'production' },
     });
+    // The checkout's patch-package (a development dependency) applies patches/ to the runtime's
+    // node_modules, as the checkout's postinstall does to its own; a patch that does not apply fails
+    // the build.
+    execFileSync(
+      process.execPath,
+      [require.resolve('patch-package/index.js', { paths: [root] }), '--error-on-fail', '--error-on-warn'],
+      { cwd: out, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   console.error(`runtime in ${out}: start it with NODE_ENV=production node dist/src/main.js (docs/deployment.md)`);
 }

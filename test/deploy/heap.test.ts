@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { pollUntil } from '../helpers/poll';
+import { adminSocketPath, sendSeedToAdminSocket } from '../../src/modules/auth/api-key.socket';
 
 jest.setTimeout(180_000);
 
@@ -125,5 +126,51 @@ describe('V8 allocation-site pretenuring in a gateway process', () => {
 
   it("is V8's own with HEAP_PRETENURING=true", async () => {
     expect((await weighedSites({ HEAP_PRETENURING: 'true' })).length).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * What a request leaves for the old generation. V8's young collector copies what is still reachable
+ * and promotes what survived once before; a request's objects die with it, so a gateway should
+ * promote next to nothing per request. Apollo's gateway interface (how graphql-jit executes,
+ * src/graphql/jit-gateway.ts) made each request's `response.http` an object literal with `get`/`set`
+ * `status`: V8 allocates such accessors in the old generation, where they point at closures over the
+ * whole request context, so every young collection kept each request alive and promoted it (W2: ~15 KB
+ * a request, full collections 5x as often). patches/@apollo+server+5.5.1.patch puts the accessors on
+ * a class (patches/README.md). Read from V8's own trace of each young collection (`--trace-gc-nvp`).
+ */
+describe('what a request promotes to the old generation', () => {
+  it('is under 6 KB per request for a page of pets with their categories, at 8 in flight', async () => {
+    const server = await startGateway({}, ['--trace-gc-nvp']);
+    // The demo catalogue (17 pets in 5 categories), through the running server's admin socket.
+    await sendSeedToAdminSocket(adminSocketPath(dirs[dirs.length - 1]!));
+    const query = '{ pets(first: 50) { edges { cursor node { id name status category { id name } } } } }';
+    const send = async () => {
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await res.json()) as { data?: { pets: { edges: unknown[] } } };
+      expect(body.data?.pets.edges.length).toBeGreaterThan(0);
+    };
+    // Warm: the document parsed, validated and compiled, the code optimised, the young generation grown.
+    for (let i = 0; i < 200; i++) await send();
+    const from = server.output.length;
+    const requests = 3000;
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (sent < requests) {
+          sent++;
+          await send();
+        }
+      }),
+    );
+    const scavenges = server.output.slice(from).filter((line) => / gc=s /.test(line));
+    const promoted = scavenges.reduce((sum, line) => sum + Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), 0);
+    // Enough young collections for the figure to mean something.
+    expect(scavenges.length).toBeGreaterThanOrEqual(5);
+    expect(promoted / requests / 1024).toBeLessThan(6);
   });
 });

@@ -96,6 +96,7 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
       'node_modules',
       'package-lock.json',
       'package.json',
+      'patches',
       'prisma',
     ]);
     expect(fs.readdirSync(path.join(runtime, 'dist')).sort()).toEqual(['prisma', 'src']);
@@ -104,6 +105,12 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
     for (const dev of ['jest', 'eslint', 'ts-jest', '@redocly/cli']) {
       expect([dev, fs.existsSync(path.join(runtime, 'node_modules', dev))]).toEqual([dev, false]);
     }
+    // The fixes of patches/ (patches/README.md) are applied to the runtime's dependencies too.
+    const patched = fs.readFileSync(
+      path.join(runtime, 'node_modules/@apollo/server/dist/cjs/utils/makeGatewayGraphQLRequestContext.js'),
+      'utf8',
+    );
+    expect(patched).toContain('class GatewayResponseHTTP');
     const scripts = JSON.parse(fs.readFileSync(path.join(runtime, 'package.json'), 'utf8')).scripts as Record<
       string,
       string
