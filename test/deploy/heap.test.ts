@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { pollUntil } from '../helpers/poll';
 import { adminSocketPath, sendSeedToAdminSocket } from '../../src/modules/auth/api-key.socket';
+import { imageNodeOptionsOf } from '../helpers/image-env';
 
 jest.setTimeout(180_000);
 
@@ -172,5 +173,45 @@ describe('what a request promotes to the old generation', () => {
     // Enough young collections for the figure to mean something.
     expect(scavenges.length).toBeGreaterThanOrEqual(5);
     expect(promoted / requests / 1024).toBeLessThan(6);
+  });
+});
+
+/**
+ * The container image bounds V8's young generation (NODE_OPTIONS in the Dockerfile, read from it as
+ * test/helpers/image-env.ts does for the bench): its two semi-spaces stay at 16 MiB each, where V8
+ * would grow them to 64 MiB under load, 128 MiB of a process's ~330 MiB peak (docs/deployment.md
+ * "Memory"). Read from V8's trace after each collection (`--trace-gc-verbose`: "New space, ...
+ * committed: N KB", both semi-spaces).
+ */
+describe('the young generation of a gateway run as the image runs it', () => {
+  /** The most memory V8 committed to the young generation, from start-up through requests that allocate. */
+  async function largestNewSpaceKb(env: Record<string, string>): Promise<number> {
+    const server = await startGateway(env, ['--trace-gc-verbose']);
+    const committed = () =>
+      server.output.flatMap((line) => {
+        const m = /New space,.*committed:\s*(\d+) KB/.exec(line);
+        return m ? [Number(m[1])] : [];
+      });
+    await pollUntil(
+      async () => {
+        await allocate(server.url);
+        return committed().length;
+      },
+      (n) => n >= 20,
+      120_000,
+    );
+    return Math.max(...committed());
+  }
+
+  it("stays at two 16 MiB semi-spaces with the image's NODE_OPTIONS, and grows past them without", async () => {
+    const options = imageNodeOptionsOf(path.join(__dirname, '..', '..'));
+    expect(options).toContain('--max-semi-space-size=16');
+    expect(await largestNewSpaceKb({ NODE_OPTIONS: options! })).toBeLessThanOrEqual(2 * 16 * 1024);
+    // The control: the same process and requests without the bound, so that the figure above means
+    // something. The image runs Node 24 (FROM node:24-...), whose V8 grows each semi-space to 64 MiB;
+    // Node 20's stops at 16 MiB by itself, so there the bound changes nothing.
+    const unbounded = await largestNewSpaceKb({});
+    if (Number(process.versions.node.split('.')[0]) >= 24) expect(unbounded).toBeGreaterThan(2 * 16 * 1024);
+    else expect(unbounded).toBeGreaterThanOrEqual(2 * 16 * 1024);
   });
 });
