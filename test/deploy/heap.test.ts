@@ -50,16 +50,22 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A gateway process on a data directory of its own, run with V8's `nodeFlags`; stopped after the file. */
-async function startGateway(env: Record<string, string>, nodeFlags: string[]): Promise<ServerProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-heap-'));
-  dirs.push(dir);
+/**
+ * A gateway process on a data directory of its own (`dataDir`), run with V8's `nodeFlags`; stopped
+ * after the file.
+ */
+async function startGateway(
+  env: Record<string, string>,
+  nodeFlags: string[],
+): Promise<ServerProcess & { dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-heap-'));
+  dirs.push(dataDir);
   const server = await startServerProcess(
-    { PGLITE_DATA_DIR: dir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
+    { PGLITE_DATA_DIR: dataDir, GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_MAX: '10000000', ...env },
     { nodeFlags },
   );
   servers.push(server);
-  return server;
+  return Object.assign(server, { dataDir });
 }
 
 describe('the V8 heap growing factor of a gateway process', () => {
@@ -144,7 +150,7 @@ describe('what a request promotes to the old generation', () => {
   it('is under 6 KB per request for a page of pets with their categories, at 8 in flight', async () => {
     const server = await startGateway({}, ['--trace-gc-nvp']);
     // The demo catalogue (17 pets in 5 categories), through the running server's admin socket.
-    await sendSeedToAdminSocket(adminSocketPath(dirs[dirs.length - 1]!));
+    await sendSeedToAdminSocket(adminSocketPath(server.dataDir));
     const query = '{ pets(first: 50) { edges { cursor node { id name status category { id name } } } } }';
     const send = async () => {
       const res = await fetch(`${server.url}/graphql`, {
