@@ -106,11 +106,15 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
       expect([dev, fs.existsSync(path.join(runtime, 'node_modules', dev))]).toEqual([dev, false]);
     }
     // The fixes of patches/ (patches/README.md) are applied to the runtime's dependencies too.
-    const patched = fs.readFileSync(
-      path.join(runtime, 'node_modules/@apollo/server/dist/cjs/utils/makeGatewayGraphQLRequestContext.js'),
-      'utf8',
+    const patched = (file: string) => fs.readFileSync(path.join(runtime, 'node_modules', file), 'utf8');
+    expect(patched('@apollo/server/dist/cjs/utils/makeGatewayGraphQLRequestContext.js')).toContain(
+      'class GatewayResponseHTTP',
     );
-    expect(patched).toContain('class GatewayResponseHTTP');
+    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('/deferspec/i.test(');
+    expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
+    expect(patched('@as-integrations/fastify/build/cjs/fastify-request-to-graphql-request.js')).toContain(
+      'request.url.includes("?")',
+    );
     const scripts = JSON.parse(fs.readFileSync(path.join(runtime, 'package.json'), 'utf8')).scripts as Record<
       string,
       string
