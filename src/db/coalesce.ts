@@ -151,7 +151,12 @@ function sendBatch<P>(counted: Runner<P>, target: P, batch: Batch): void {
   const keys = [...batch.keys.values()];
   let statement: Statement;
   try {
-    if (batch.read.over) statement = batch.read.over(keys);
+    // Lookups that all asked the same key (a hot row read by every client of a turn) go as the
+    // lookup they are, `= $1`: the form over many keys is planned for many (PostgreSQL estimates an
+    // array parameter at ten elements), and cost a read of one order with its pet's page 1.5x the
+    // PostgreSQL CPU at 2 in flight that it cost alone (docs/benchmarks.md, round 16).
+    if (batch.read.over && keys.length === 1) statement = batch.statement;
+    else if (batch.read.over) statement = batch.read.over(keys);
     else {
       const values = [...batch.statement.values];
       values[batch.read.at] = keys;

@@ -137,6 +137,25 @@ describe('reads by key coalesced across callers', () => {
     expect(c).toEqual([]);
   });
 
+  it('sends lookups of one turn that all ask the same key as the lookup of that key, not over keys', async () => {
+    const r = recordingRunner();
+    const run = coalescing(r.run);
+    r.busy(run, pool);
+    const SCALAR = 'SELECT c0, owner FROM t WHERE c0 = $1 AND owner = $2';
+    const lookup = (id: bigint, owner: string) =>
+      readsByKey({ text: SCALAR, values: [id, owner] }, id, 'c0', (keys) => ({ text: TEXT, values: [keys, owner] }));
+    const [a, b, c] = await Promise.all([
+      run<Row>(pool, lookup(3n, 'alice')),
+      run<Row>(pool, lookup(3n, 'alice')),
+      run<Row>(pool, lookup(3n, 'alice')),
+    ]);
+    // One statement for the three, in the form of one key (PostgreSQL plans `= ANY($1)` for many).
+    expect(r.sent).toEqual([{ text: SCALAR, values: [3n, 'alice'] }]);
+    expect([a, b, c].map((rows) => ids(rows!))).toEqual([[3n], [3n], [3n]]);
+    // Each caller gets rows of its own: a caller changing its rows changes nobody else's.
+    expect(a).not.toBe(b);
+  });
+
   it('passes unmarked statements straight through, in the same turn', async () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
