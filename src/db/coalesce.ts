@@ -29,8 +29,9 @@
  * reads always, it is held until `setImmediate`, after the I/O
  * callbacks of the current turn (every request whose bytes arrived in it has reached its reads by
  * then: they chain on promises), and sent with the reads that joined it; alone, as it was asked.
- * A lookup of one key (`readsByKey`) is sent as `= $1`, its relations as plain joins; only a batch
- * of several gets the form over many keys, built then.
+ * A lookup of one key (`readsByKey`) is sent as `= $1`, its relations as plain joins, and so is a
+ * batch whose lookups all asked that one key; only a batch of several keys gets the form over many
+ * keys, built then.
  */
 import type { Prisma } from '../generated/prisma/client';
 
