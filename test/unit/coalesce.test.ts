@@ -52,6 +52,13 @@ function byKeys(keys: bigint[], owner: string, text = TEXT): Statement {
   return readsByKeys({ text, values: [keys, owner] }, keys, 'c0');
 }
 
+const SCALAR = 'SELECT c0, owner FROM t WHERE c0 = $1 AND owner = $2';
+
+/** A lookup of one key (`readsByKey`), written over keys (TEXT) when it joins others. */
+function lookup(id: bigint, owner: string): Statement {
+  return readsByKey({ text: SCALAR, values: [id, owner] }, id, 'c0', (keys) => ({ text: TEXT, values: [keys, owner] }));
+}
+
 const ids = (rows: Row[]) => rows.map((r) => r.c0);
 
 describe('reads by key coalesced across callers', () => {
@@ -122,9 +129,6 @@ describe('reads by key coalesced across callers', () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
     r.busy(run, pool);
-    const SCALAR = 'SELECT c0, owner FROM t WHERE c0 = $1 AND owner = $2';
-    const lookup = (id: bigint, owner: string) =>
-      readsByKey({ text: SCALAR, values: [id, owner] }, id, 'c0', (keys) => ({ text: TEXT, values: [keys, owner] }));
     const alone = lookup(5n, 'bob');
     const [a, b, c] = await Promise.all([
       run<Row>(pool, lookup(1n, 'alice')),
@@ -141,9 +145,6 @@ describe('reads by key coalesced across callers', () => {
     const r = recordingRunner();
     const run = coalescing(r.run);
     r.busy(run, pool);
-    const SCALAR = 'SELECT c0, owner FROM t WHERE c0 = $1 AND owner = $2';
-    const lookup = (id: bigint, owner: string) =>
-      readsByKey({ text: SCALAR, values: [id, owner] }, id, 'c0', (keys) => ({ text: TEXT, values: [keys, owner] }));
     const [a, b, c] = await Promise.all([
       run<Row>(pool, lookup(3n, 'alice')),
       run<Row>(pool, lookup(3n, 'alice')),
