@@ -3,6 +3,8 @@
  * the read scope, the request id, span names, the request log, `Connection: close` while shutting
  * down, the error and not-found handlers, and the body types accepted.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { registerErrorHandlers } from './errors';
@@ -24,11 +26,33 @@ export interface HttpBasicsOptions {
  * Shutting down (app.close(), main.ts): a request still in flight is answered, then its connection
  * closed, so that no keep-alive socket holds the process until keepAliveTimeout. (Node's
  * server.close() closes the sockets idle at that moment only; those busy then become idle later.)
+ *
+ * Once no request is in flight, every connection left is closed too, and so is one that arrives
+ * then. Such a connection has not sent a whole request: half its headers (a slow or stalled client),
+ * or nothing yet (in a cluster, a connection the primary hands to a worker as it drains: Node's
+ * server.close() has already passed it by). It is not in flight, yet it held the process until
+ * SHUTDOWN_TIMEOUT_MS, which exits 1. Counted on the server's own `request` event, not a Fastify
+ * hook: a WebSocket upgrade is not a request here (subscriptions end on their own, subscriptions.ts).
  */
 function closeConnectionsOnShutdown(app: FastifyInstance): void {
   let closing = false;
+  let inFlight = 0;
+  const closeTheRest = () => {
+    if (closing && inFlight === 0) app.server.closeAllConnections();
+  };
+  app.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      closeTheRest();
+    });
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    app.server.on('connection', (socket: Socket) => {
+      if (inFlight === 0) socket.destroy();
+    });
+    closeTheRest();
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');

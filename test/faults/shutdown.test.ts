@@ -120,6 +120,45 @@ describe.each(['production', 'development'])('shutdown on one signal, NODE_ENV=%
   });
 });
 
+describe('connections without a whole request', () => {
+  let fixture: GatewayFixture;
+  afterEach(() => fixture?.dispose());
+
+  it('do not hold the shutdown: the in-flight request is answered, they are closed, exit 0', async () => {
+    // Expiring this grace period exits 1: only a shutdown that closes the half-sent connections is 0.
+    fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '60000' });
+    const { hostname, port } = new URL(fixture.server.url);
+    // Half a request line and headers (a slow or stalled client): not a request yet, so not in flight.
+    const stalled = net.connect(Number(port), hostname);
+    await new Promise((r) => stalled.once('connect', r));
+    stalled.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
+    const stalledClosed = new Promise<string>((resolve) => {
+      let text = '';
+      stalled.setEncoding('utf8').on('data', (c: string) => (text += c));
+      stalled.on('error', () => undefined);
+      stalled.once('close', () => resolve(text));
+    });
+    // And a request in flight (its body still arriving): it is answered before anything closes.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
+    await new Promise((r) => setTimeout(r, 300));
+
+    fixture.server.child.kill('SIGTERM');
+    await pollUntil(
+      () => refused(fixture.server.url),
+      (r) => r,
+    );
+    held.finish();
+    expect((await held.answer).status).toBe(200);
+    // Closed without an answer: it never asked for one.
+    expect(await stalledClosed).toBe('');
+    expect(await exitCode(fixture)).toBe(0);
+    const messages = fixture.server.output.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toContain('stopped');
+    agent.destroy();
+  });
+});
+
 describe('a second signal', () => {
   let fixture: GatewayFixture;
   afterEach(() => fixture?.dispose());
