@@ -84,12 +84,19 @@ interface RelationPlan {
   key?: bigint;
   /** The same lookup over several keys (`= ANY`): the statement of a coalesced batch. */
   keys?: unknown[];
+  /** A to-one relation answered by its foreign key alone (`OneRelation.foreignKey`): no join. */
+  unjoined?: true;
 }
 
 const quote = (field: string) => `"${field}"`;
 
 class Compilation {
   private aliases = 0;
+  /**
+   * Aliases of rows at hand (`readRelationsOf`: a mutation's result, an event's object), not read by
+   * the statement: their foreign keys were read before it, so a relation from them is joined.
+   */
+  private readonly atHand = new Set<string>();
 
   constructor(
     private readonly info: CompileInfo,
@@ -116,9 +123,10 @@ class Compilation {
    * The plan of an object of `type` for the selections `nodes` (every field node that selects on
    * it), with `all` every scalar column rather than the selected ones.
    */
-  object(type: ObjectName, nodes: readonly FieldNode[], all = false): ObjectPlan {
+  object(type: ObjectName, nodes: readonly FieldNode[], all = false, atHand = false): ObjectPlan {
     const entry = OBJECTS[type];
     const alias = `t${this.aliases++}`;
+    if (atHand) this.atHand.add(alias);
     // The key always: it says whether a to-one relation matched a row, and it is what `nodeId` and
     // cursors are made of. Nothing else unless selected (`carried` is for rows at hand).
     const scalars = new Set<string>(all ? Object.keys(entry.scalars) : [OBJECT_TYPES[type].key]);
@@ -192,6 +200,20 @@ class Compilation {
       const child = this.object(relation.target, nodes);
       if (parentAlias === null && typeof key === 'bigint' && 'arg' in relation.from && !relation.via) {
         return { nodes, relation, on, child, key };
+      }
+      const target = OBJECT_TYPES[relation.target].key;
+      if (
+        relation.foreignKey &&
+        'field' in relation.from &&
+        child.relations.length === 0 &&
+        child.scalars.length === 1 &&
+        child.scalars[0] === target &&
+        this.visible(relation.target).length === 0 &&
+        !this.atHand.has(parentAlias!)
+      ) {
+        // Its key is the parent's field: the row is not read (a null key is no row, as unjoined).
+        child.inherited = { [target]: `${parentAlias}.${quote(relation.from.field)}` };
+        return { nodes, relation, on, child, unjoined: true };
       }
       if (relation.via) {
         child.inherited = Object.fromEntries(
@@ -300,7 +322,7 @@ class Compilation {
     const parts: Prisma.Sql[] = [];
     const limit = correlated ? Prisma.raw(' LIMIT 1') : Prisma.empty;
     for (const relation of plan.relations) {
-      if (relation.error || relation.relation.kind !== 'one') continue;
+      if (relation.error || relation.relation.kind !== 'one' || relation.unjoined) continue;
       parts.push(
         Prisma.sql`LEFT JOIN LATERAL (${this.rowsOf(relation)}${limit}) ${Prisma.raw(relation.child.alias)} ON true`,
         this.joins(relation.child, correlated),
@@ -532,7 +554,7 @@ export async function readRelationsOf(
   rows: readonly Record<string, unknown>[],
 ): Promise<Record<string | symbol, unknown>[]> {
   const compilation = new Compilation(info, services, viewer);
-  const plan = compilation.object(type, nodes);
+  const plan = compilation.object(type, nodes, false, true);
   if (plan.relations.length === 0 || rows.length === 0) return [...rows];
   const entry = OBJECTS[type];
   const scalars = entry.scalars as Record<string, ScalarKind>;

@@ -90,6 +90,13 @@ export interface OneRelation {
    * row (`Pet.inventory`: the entry's status is the pet's, already at hand, so no second pets join).
    */
   via?: { rows: ObjectEntry['rows']; fromParent: Record<string, string> };
+  /**
+   * `from.field` is a FOREIGN KEY to the target's key (prisma/schema.prisma): a row it names exists
+   * in the same snapshot, and a null names none. So a selection of the key alone (`category { id }`,
+   * `pet { nodeId }`) is the parent's field itself, read without joining the target, unless the
+   * target has an access rule (then whether the row may be seen is the join's to say).
+   */
+  foreignKey?: true;
 }
 
 /**
@@ -152,7 +159,7 @@ export const RELATIONS: Record<ParentName, Record<string, Relation>> = {
     },
   },
   Pet: {
-    category: { kind: 'one', target: 'Category', from: { field: 'categoryId' } },
+    category: { kind: 'one', target: 'Category', from: { field: 'categoryId' }, foreignKey: true },
     inventory: {
       kind: 'one',
       target: 'InventoryItem',
@@ -182,9 +189,9 @@ export const RELATIONS: Record<ParentName, Record<string, Relation>> = {
     },
   },
   Order: {
-    pet: { kind: 'one', target: 'Pet', from: { field: 'petId' } },
+    pet: { kind: 'one', target: 'Pet', from: { field: 'petId' }, foreignKey: true },
   },
   InventoryItem: {
-    pet: { kind: 'one', target: 'Pet', from: { field: 'petId' } },
+    pet: { kind: 'one', target: 'Pet', from: { field: 'petId' }, foreignKey: true },
   },
 };

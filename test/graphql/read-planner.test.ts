@@ -512,6 +512,34 @@ describe('read planner', () => {
     for (const row of orders) expect(row).toHaveLength(4);
   });
 
+  it("answers a to-one relation that selects only its key from the parent's foreign key, not joining its row", async () => {
+    const doc = (text: string) => text as unknown as TypedDocument<any, Record<string, never>>;
+    /** The one statement the document sent, once its answer is the reference reader's. */
+    const statementOf = async (document: TypedDocument<any, Record<string, never>>) => {
+      const data = await same(document, {});
+      t.sql.reset();
+      await t.gqlOk(document, {});
+      expect(t.sql.reads).toHaveLength(1);
+      return { data, text: t.sql.reads[0]!.text };
+    };
+    // Orders whose pet is gone (null) among them; the key alone, its node id, its type name.
+    const orders = await statementOf(doc(`{ orders(first: 30) { nodes { id pet { id nodeId __typename } } } }`));
+    expect(orders.data.orders.nodes.some((o: { pet: unknown }) => o.pet === null)).toBe(true);
+    expect(orders.data.orders.nodes.some((o: { pet: unknown }) => o.pet !== null)).toBe(true);
+    expect(orders.text).not.toMatch(/\bpets\b/);
+    // In a nested page and below it, at any depth.
+    const nested = await statementOf(
+      doc(`{ pets(first: 6) { nodes { id category { id } orders(first: 3) { nodes { pet { id } } } } } }`),
+    );
+    expect(nested.text).not.toMatch(/\bcategories\b/);
+    expect(nested.text.match(/\bpets\b/g)).toHaveLength(1);
+    const stock = await statementOf(doc(`{ inventoryItems(first: 4) { nodes { quantity pet { nodeId } } } }`));
+    expect(stock.text.match(/\bpets\b/g)).toHaveLength(1); // the entry's own status join, not the relation's
+    // Anything more than the key is the row's: joined.
+    const named = await statementOf(doc(`{ orders(first: 30) { nodes { id pet { id name } } } }`));
+    expect(named.text).toMatch(/\bpets\b/);
+  });
+
   it('reports a refused alias on its own path, the other alias answering', async () => {
     const reply = await t.gql(TwoAliasesOneRefused, { id: firstCategory });
     expect(reply.errors).toHaveLength(1);
