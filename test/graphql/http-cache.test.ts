@@ -133,6 +133,23 @@ describe('HTTP cache headers of GraphQL answers', () => {
     expect(bad.headers['cache-control']).toBe('no-store');
   });
 
+  it('answers each Accept header with its own content type, however headers alternate (negotiated once per header)', async () => {
+    const accepts: [string, RegExp | number][] = [
+      ['application/graphql-response+json', /^application\/graphql-response\+json/],
+      ['application/json', /^application\/json; charset=utf-8$/],
+      ['*/*', /^application\/json; charset=utf-8$/],
+      ['application/json;q=0.5, application/graphql-response+json', /^application\/graphql-response\+json/],
+      ['text/plain', 406],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [accept, expected] of round === 0 ? accepts : [...accepts].reverse()) {
+        const res = await post(t, { query: '{ __typename }' }, { accept });
+        if (typeof expected === 'number') expect([accept, res.statusCode]).toEqual([accept, expected]);
+        else expect([accept, res.headers['content-type']]).toEqual([accept, expect.stringMatching(expected)]);
+      }
+    }
+  });
+
   it('sends no-cache (revalidate every time) for public reads when CACHE_PUBLIC_MAX_AGE_S is 0, the default', async () => {
     const plain = await createTestApp({ database: db });
     try {
