@@ -436,6 +436,19 @@ describe('read planner', () => {
     return planned.data ?? undefined;
   }
 
+  /**
+   * The one statement a document sends, once its answer is the reference reader's (and graphql-js's),
+   * with that answer.
+   */
+  async function oneStatement<R>(doc: TypedDocument<R, Record<string, never>>) {
+    const data = await same(doc, {});
+    t.sql.reset();
+    await t.gqlOk(doc, {});
+    expect(t.sql.reads).toHaveLength(1);
+    const [{ text, values }] = t.sql.reads;
+    return { data, text, values };
+  }
+
   it('answers every planned shape exactly as the reference reader does', async () => {
     const page = await same(PetsPage, { first: 7 });
     const after = page!.pets.pageInfo.endCursor;
@@ -484,11 +497,7 @@ describe('read planner', () => {
   it('sends a row only its key, what is selected and its sort keys, nothing carried unasked', async () => {
     /** The rows of the one statement the document sent, as PostgreSQL answers them. */
     const rowsOf = async <R>(doc: TypedDocument<R, Record<string, never>>): Promise<unknown[][]> => {
-      await same(doc, {});
-      t.sql.reset();
-      await t.gqlOk(doc, {});
-      expect(t.sql.reads).toHaveLength(1);
-      const [{ text, values }] = t.sql.reads;
+      const { text, values } = await oneStatement(doc);
       const rows = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
       return rows.map((row) => Object.values(row));
     };
@@ -514,29 +523,21 @@ describe('read planner', () => {
 
   it("answers a to-one relation that selects only its key from the parent's foreign key, not joining its row", async () => {
     const doc = (text: string) => text as unknown as TypedDocument<any, Record<string, never>>;
-    /** The one statement the document sent, once its answer is the reference reader's. */
-    const statementOf = async (document: TypedDocument<any, Record<string, never>>) => {
-      const data = await same(document, {});
-      t.sql.reset();
-      await t.gqlOk(document, {});
-      expect(t.sql.reads).toHaveLength(1);
-      return { data, text: t.sql.reads[0]!.text };
-    };
     // Orders whose pet is gone (null) among them; the key alone, its node id, its type name.
-    const orders = await statementOf(doc(`{ orders(first: 30) { nodes { id pet { id nodeId __typename } } } }`));
+    const orders = await oneStatement(doc(`{ orders(first: 30) { nodes { id pet { id nodeId __typename } } } }`));
     expect(orders.data.orders.nodes.some((o: { pet: unknown }) => o.pet === null)).toBe(true);
     expect(orders.data.orders.nodes.some((o: { pet: unknown }) => o.pet !== null)).toBe(true);
     expect(orders.text).not.toMatch(/\bpets\b/);
     // In a nested page and below it, at any depth.
-    const nested = await statementOf(
+    const nested = await oneStatement(
       doc(`{ pets(first: 6) { nodes { id category { id } orders(first: 3) { nodes { pet { id } } } } } }`),
     );
     expect(nested.text).not.toMatch(/\bcategories\b/);
     expect(nested.text.match(/\bpets\b/g)).toHaveLength(1);
-    const stock = await statementOf(doc(`{ inventoryItems(first: 4) { nodes { quantity pet { nodeId } } } }`));
+    const stock = await oneStatement(doc(`{ inventoryItems(first: 4) { nodes { quantity pet { nodeId } } } }`));
     expect(stock.text.match(/\bpets\b/g)).toHaveLength(1); // the entry's own status join, not the relation's
     // Anything more than the key is the row's: joined.
-    const named = await statementOf(doc(`{ orders(first: 30) { nodes { id pet { id name } } } }`));
+    const named = await oneStatement(doc(`{ orders(first: 30) { nodes { id pet { id name } } } }`));
     expect(named.text).toMatch(/\bpets\b/);
   });
 
