@@ -75,6 +75,25 @@ describe('statements of objects read after a write', () => {
     expect(deep.statements).toHaveLength(write.statements.length + 1);
   });
 
+  it("reads a payload's relation of its key alone from the database: a row at hand's key was read before", async () => {
+    // Queries answer `pet { id }` from the order's own pet id (read-compiler.md); the relations of a
+    // row at hand are still joined, so the pet is the one that exists when they are read.
+    const write = await statementsOf(PLACE_ID, { p: petId.toString() });
+    const keyOnly = await statementsOf(
+      doc(`mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 1 }) { id pet { id } } }`),
+      { p: petId.toString() },
+    );
+    expect(keyOnly.data.placeOrder.pet).toEqual({ id: petId.toString() });
+    expect(keyOnly.statements).toHaveLength(write.statements.length + 1);
+    expect(keyOnly.statements.at(-1)).toMatch(/\bpets\b/);
+    const created = await statementsOf(
+      doc(`mutation($c: ID!) { createPet(input: { name: "Keyed", categoryId: $c }) { id category { id } } }`),
+      { c: categoryId.toString() },
+    );
+    expect(created.data.createPet.category).toEqual({ id: categoryId.toString() });
+    expect(created.statements.at(-1)).toMatch(/\bcategories\b/);
+  });
+
   it('answers a payload that selects no relation from its write alone', async () => {
     const write = await statementsOf(PLACE_ID, { p: petId.toString() });
     expect(write.statements).toHaveLength(1);
