@@ -111,6 +111,7 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
       'class GatewayResponseHTTP',
     );
     expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('/deferspec/i.test(');
+    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('queryHashes.get(query)');
     expect(patched('@apollo/server/dist/cjs/ApolloServer.js')).toContain('singleResultContentTypes.get(acceptHeader)');
     expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
     expect(patched('@as-integrations/fastify/build/cjs/fastify-request-to-graphql-request.js')).toContain(
