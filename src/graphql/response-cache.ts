@@ -206,10 +206,7 @@ function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
     const operation = operationOf(request);
     if (!operation) return;
     const accept = request.headers.accept ?? '';
-    const key = crypto
-      .createHash('sha256')
-      .update(JSON.stringify([accept, ...operation]))
-      .digest('base64url');
+    const key = crypto.hash('sha256', JSON.stringify([accept, ...operation]), 'base64url');
     const found = await store.lookup(key);
     if (!found) {
       store.stats.bypasses++;

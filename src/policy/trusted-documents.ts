@@ -58,7 +58,7 @@ export interface TrustedDocumentsCounts {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-export const sha256Hex = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
+export const sha256Hex = (text: string): string => crypto.hash('sha256', text, 'hex');
 
 /**
  * The hash a `documentId` names: `sha256:<64 hex>` (the GraphQL-over-HTTP proposal's prefixed form)
