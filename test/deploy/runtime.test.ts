@@ -114,6 +114,7 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
     expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('queryHashes.get(query)');
     expect(patched('@apollo/server/dist/cjs/ApolloServer.js')).toContain('singleResultContentTypes.get(acceptHeader)');
     expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
+    expect(patched('pg/lib/utils.js')).toContain('Object.getPrototypeOf(config) === Object.prototype');
     expect(patched('@as-integrations/fastify/build/cjs/fastify-request-to-graphql-request.js')).toContain(
       'request.url.includes("?")',
     );
