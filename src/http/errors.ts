@@ -197,11 +197,12 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::\d{0,5})?$/
  * security headers, so the refusal carries them like every answer.
  */
 export function registerHostCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const host = request.host;
     if (typeof host !== 'string' || !HOST.test(host) || !URL.canParse(`http://${host}/`)) {
       throw new BadRequestError('The Host header is missing or is not a host name or address with an optional port');
     }
+    done();
   });
 }
 

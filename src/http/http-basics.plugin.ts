@@ -54,9 +54,9 @@ function closeConnectionsOnShutdown(app: FastifyInstance): void {
     });
     closeTheRest();
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }
 
@@ -65,8 +65,9 @@ async function httpBasics(app: FastifyInstance, { requestTimeoutMs, readScope, t
   registerUpgradeGuard(app, requestTimeoutMs);
   // Next: the request's read scope (read replicas: http/read-scope.ts).
   readScope?.register(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   if (tracing) registerSpanRouteNames(app);
   registerRequestLog(app);

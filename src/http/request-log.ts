@@ -6,7 +6,7 @@
  * operation's name and type and the error codes of the response.
  */
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import { traceIds, tracingEnabled } from '../telemetry/tracing';
 
@@ -136,22 +136,28 @@ export const requestLogStep: RequestStep<object> = ({ contextValue }) =>
  */
 export function registerRequestLog(app: FastifyInstance): void {
   app.decorateRequest('graphqlLog', null);
-  app.addHook('onResponse', async (request, reply) => {
-    const status = reply.statusCode;
-    const level = status >= 500 ? 'error' : 'info';
-    // A line nobody writes (LOG_LEVEL above it) is not built.
-    const log = request.log as typeof request.log & { isLevelEnabled?: (level: string) => boolean };
-    if (log.isLevelEnabled?.(level) === false) return;
-    const url = redactUrl(request.url);
-    const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-    const graphql = request.graphqlLog;
-    const fields: Record<string, unknown> = { method: request.method, url, status, durationMs };
-    let msg = `${request.method} ${url} ${status} ${durationMs} ms`;
-    if (graphql && (graphql.operationType || graphql.errorCodes)) {
-      fields.graphql = { ...graphql };
-      if (graphql.operationType) msg += ` ${graphql.operationType} ${graphql.operationName ?? '(anonymous)'}`;
-      if (graphql.errorCodes) msg += ` errors: ${graphql.errorCodes.join(',')}`;
-    }
-    request.log[level](fields, msg);
+  app.addHook('onResponse', (request, reply, done) => {
+    logLine(request, reply);
+    done();
   });
+}
+
+/** The request's line (nothing when the level is off). */
+function logLine(request: FastifyRequest, reply: FastifyReply): void {
+  const status = reply.statusCode;
+  const level = status >= 500 ? 'error' : 'info';
+  // A line nobody writes (LOG_LEVEL above it) is not built.
+  const log = request.log as typeof request.log & { isLevelEnabled?: (level: string) => boolean };
+  if (log.isLevelEnabled?.(level) === false) return;
+  const url = redactUrl(request.url);
+  const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+  const graphql = request.graphqlLog;
+  const fields: Record<string, unknown> = { method: request.method, url, status, durationMs };
+  let msg = `${request.method} ${url} ${status} ${durationMs} ms`;
+  if (graphql && (graphql.operationType || graphql.errorCodes)) {
+    fields.graphql = { ...graphql };
+    if (graphql.operationType) msg += ` ${graphql.operationType} ${graphql.operationName ?? '(anonymous)'}`;
+    if (graphql.errorCodes) msg += ` errors: ${graphql.errorCodes.join(',')}`;
+  }
+  request.log[level](fields, msg);
 }

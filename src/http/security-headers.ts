@@ -73,7 +73,10 @@ export function securityHeaders(): SecurityHeaders {
 
 /** Puts the headers on every answer (an onRequest hook). */
 export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHeaders): void {
-  app.addHook('onRequest', async (request, reply) => apply(request, reply));
+  app.addHook('onRequest', (request, reply, done) => {
+    apply(request, reply);
+    done();
+  });
 }
 
 /**

@@ -31,14 +31,16 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
  * it first thing, and app.ts registers that plugin first); the watchdog attaches itself when the app is ready (after @fastify/websocket registered).
  */
 export function registerUpgradeGuard(app: FastifyInstance, requestTimeoutMs: number): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // `upgrade` is true only for requests Node emitted as 'upgrade' (Connection: Upgrade + Upgrade).
-    if (!(request.raw as { upgrade?: boolean }).upgrade) return;
-    const socket = request.raw.socket;
-    // The client learns the socket will close, instead of waiting to reuse it.
-    reply.header('connection', 'close');
-    // destroySoon: end (send our FIN) once the answer is flushed, then release the socket.
-    reply.raw.once('finish', () => socket.destroySoon());
+    if ((request.raw as { upgrade?: boolean }).upgrade) {
+      const socket = request.raw.socket;
+      // The client learns the socket will close, instead of waiting to reuse it.
+      reply.header('connection', 'close');
+      // destroySoon: end (send our FIN) once the answer is flushed, then release the socket.
+      reply.raw.once('finish', () => socket.destroySoon());
+    }
+    done();
   });
 
   /** Sockets handed over for an upgrade and not yet upgraded nor closed, with their release. */

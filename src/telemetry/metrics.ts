@@ -455,13 +455,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registry,
     apolloPlugin: () => operationsPlugin(graphql, names),
     register(app, listen) {
-      app.addHook('onResponse', async (request, reply) => {
+      app.addHook('onResponse', (request, reply, done) => {
         // Unmatched requests (404s) have no pattern: one label for all of them.
         const route = request.routeOptions.url ?? '__unmatched';
         const status = reply.statusCode;
         httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
         if (status === 429) rateLimited.inc({ route });
         if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
+        done();
       });
       // A worker's metrics are served by its primary, summed with the other workers' (src/cluster.ts).
       if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
