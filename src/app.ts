@@ -31,7 +31,8 @@ import { openApiPlugin } from './http/openapi';
 import { registerRateLimit } from './http/rate-limit';
 import { requestReadScopes } from './http/read-scope';
 import { loggerOptions } from './http/request-log';
-import { restPlugin } from './http/rest.plugin';
+import { petsLifecycle, restPlugin } from './http/rest.plugin';
+import { lifecycleHeaders } from './http/deprecation';
 import { securityHeaders, securityHeadersPlugin, type SecurityHeaders } from './http/security-headers';
 import type { GraphQLSchema } from 'graphql';
 import { createMetrics, metricsPlugin, type Metrics } from './telemetry/metrics';
@@ -91,11 +92,12 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Fastify's own options: the logger, the bounds on requests, the proxy trusted, request ids. */
 function fastifyOptions(
-  config: Pick<Config, 'limits' | 'trustProxy' | 'logLevel' | 'logFormat'>,
+  config: Pick<Config, 'limits' | 'trustProxy' | 'logLevel' | 'logFormat' | 'rest'>,
   { logger, loggerInstance }: Pick<BuildAppOptions, 'logger' | 'loggerInstance'>,
   headers: SecurityHeaders | null,
 ): FastifyHttpOptions<Server> & { loggerInstance?: FastifyBaseLogger } {
   const { limits, trustProxy } = config;
+  const onPetsPath = lifecycleHeaders(PET_BY_ID_URL, petsLifecycle(config.rest.petsPath));
   return {
     // With tracing on, every line logged inside a request carries its trace and span ids (the
     // mixin of loggerOptions, http/request-log.ts).
@@ -115,6 +117,8 @@ function fastifyOptions(
     frameworkErrors: frameworkErrorHandler((request, reply) => {
       reply.header('x-request-id', request.id);
       headers?.(request, reply);
+      // GET /pets/{petId}'s lifecycle headers are on every answer of its path (docs/rest.md).
+      onPetsPath(request, reply);
     }),
     // A number of hops as proxy-addr's own function for it (Fastify accepts a number, its types do not).
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,

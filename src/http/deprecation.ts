@@ -10,7 +10,7 @@
  * Hooks are added at the root, matched on the request path, so that answers produced outside the
  * route (405 for another method) carry the headers as well.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError } from '../errors/app-error';
 import type { Clock } from '../common/clock';
 import { routePattern } from './errors';
@@ -34,30 +34,45 @@ export function deprecationHeaders(lifecycle: Lifecycle): Record<'deprecation' |
   };
 }
 
-/** Declares `url` (a route pattern such as `/pets/:petId`) deprecated with `lifecycle`. */
-export function registerDeprecatedPath(app: FastifyInstance, url: string, lifecycle: Lifecycle, clock: Clock): void {
+/**
+ * Puts `lifecycle`'s headers on an answer when its request is on `url`'s path (a route pattern such as
+ * `/pets/:petId`), and says whether it was. The one place that decides which answers carry them: the
+ * path's hooks, and the router's own refusals (app.ts's `frameworkErrors`, which no hook sees).
+ */
+export function lifecycleHeaders(
+  url: string,
+  lifecycle: Lifecycle,
+): (request: FastifyRequest, reply: FastifyReply) => boolean {
   const pattern = routePattern(url);
   const headers = deprecationHeaders(lifecycle);
-  const onPath = (rawUrl: string) => pattern.test(rawUrl.split('?')[0]!);
+  return (request, reply) => {
+    if (!pattern.test(request.url.split('?')[0]!)) return false;
+    reply.headers(headers);
+    return true;
+  };
+}
+
+/** Declares `url` (a route pattern such as `/pets/:petId`) deprecated with `lifecycle`. */
+export function registerDeprecatedPath(app: FastifyInstance, url: string, lifecycle: Lifecycle, clock: Clock): void {
+  const onPath = lifecycleHeaders(url, lifecycle);
   // Hooks with a callback, not async: what they do is synchronous, and an async hook costs every
   // request a promise and a turn of the microtask queue (docs/benchmarks.md "Round 18"). A throw is
   // the request's error, as from an async hook.
   app.addHook('onRequest', (request, reply, done) => {
-    if (!onPath(request.url)) return done();
-    reply.headers(headers);
+    if (!onPath(request, reply)) return done();
     if (clock().getTime() >= lifecycle.sunsetAt.getTime()) {
       // Not stored: moving the sunset date later (configuration) must take effect at once.
       reply.header('cache-control', 'no-store');
       throw new GoneError(
-        `${url.replace(/:(\w+)/g, '{$1}')} was retired on ${headers.sunset}; use ${lifecycle.successorUrl} (see ${lifecycle.docsUrl})`,
+        `${url.replace(/:(\w+)/g, '{$1}')} was retired on ${lifecycle.sunsetAt.toUTCString()}; use ${lifecycle.successorUrl} (see ${lifecycle.docsUrl})`,
       );
     }
     done();
   });
-  // onRequest does not run for every answer (a request Fastify rejects before routing, e.g. a bad
-  // URL); onSend does, so the headers are set again there.
+  // A request refused by an earlier onRequest hook (the Host check, the rate limit, a credential)
+  // never reaches this one's; every answer goes through onSend, so the headers are set again there.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (onPath(request.url)) reply.headers(headers);
+    onPath(request, reply);
     done(null, payload);
   });
 }

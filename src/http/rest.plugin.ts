@@ -20,18 +20,25 @@ export interface RestOptions {
   clock: Clock;
 }
 
+/** GET /pets/{petId}'s lifecycle (REST_PETS_*): its dates and docs, and GraphQL as its successor. */
+export const petsLifecycle = (petsPath: RestConfig['petsPath']): Lifecycle => ({
+  ...petsPath,
+  successorUrl: '/graphql',
+});
+
 async function rest(app: FastifyInstance, { services, petsPath, clock }: RestOptions) {
-  const petsLifecycle: Lifecycle = { ...petsPath, successorUrl: '/graphql' };
-  registerDeprecatedPath(app, PET_BY_ID_URL, petsLifecycle, clock);
+  const lifecycle = petsLifecycle(petsPath);
+  registerDeprecatedPath(app, PET_BY_ID_URL, lifecycle, clock);
   // The routes themselves are encapsulated plugins of their own (modules/*/*.routes.ts).
-  await app.register(petRoutes, { services, lifecycle: petsLifecycle });
+  await app.register(petRoutes, { services, lifecycle });
   await app.register(orderRoutes, { services });
   await registerDocs(app);
 }
 
 /**
  * fastify-plugin: the deprecation hooks must be the root's, matched on the path, so that answers
- * given outside the route (405 for another method, a URL the router refuses) carry the lifecycle
- * headers too (http/deprecation.ts); @fastify/swagger-ui's /docs routes are the app's like before.
+ * given outside the route (405 for another method, a refusal by an earlier hook) carry the lifecycle
+ * headers too (http/deprecation.ts; the router's own refusals get them in app.ts's frameworkErrors);
+ * @fastify/swagger-ui's /docs routes are the app's like before.
  */
 export const restPlugin = fp(rest, { name: 'rest' });

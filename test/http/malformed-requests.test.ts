@@ -1,8 +1,8 @@
 /**
  * Requests no HTTP client library would send, over raw sockets to a real process
- * (NODE_ENV=production): a malformed or missing `Host`, an over-long path parameter. Each is a client
- * mistake: a 4xx in the Error shape with the security headers every answer carries, never 500
- * INTERNAL, and no stack in the log.
+ * (NODE_ENV=production): a malformed or missing `Host`, an over-long path parameter, a URL that does
+ * not decode. Each is a client mistake: a 4xx in the Error shape with the security headers every
+ * answer carries, never 500 INTERNAL, and no stack in the log.
  */
 import net from 'node:net';
 import { startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
@@ -47,6 +47,16 @@ const request = (method: string, path: string, hostLine: string | null, body?: s
     body ?? '',
   ].join('\r\n');
 
+/**
+ * The deprecated path's lifecycle headers (the documented defaults, docs/rest.md), which are on every
+ * answer of the path: also on these, refused before the path's own hooks run.
+ */
+const LIFECYCLE = {
+  deprecation: '@1793491200',
+  sunset: 'Thu, 01 Jul 2027 00:00:00 GMT',
+  link: '</graphql>; rel="successor-version", </docs#/Pets/getPetById>; rel="deprecation"',
+};
+
 describe('malformed requests from raw sockets (production)', () => {
   let gateway: GatewayFixture;
   beforeAll(async () => {
@@ -64,6 +74,7 @@ describe('malformed requests from raw sockets (production)', () => {
       const rest = await send(gateway.server.url, request('GET', '/pets/1', host));
       expect(rest.status).toBe(400);
       expect(JSON.parse(rest.body)).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+      expect(rest.headers).toMatchObject(LIFECYCLE);
     },
   );
 
@@ -82,6 +93,15 @@ describe('malformed requests from raw sockets (production)', () => {
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['content-security-policy']).toBeDefined();
     expect(answer.headers['x-request-id']).toBeDefined();
+    expect(answer.headers).toMatchObject(LIFECYCLE);
+  });
+
+  it("answers a URL that does not decode in the Error shape, with the path's lifecycle headers", async () => {
+    const answer = await send(gateway.server.url, request('GET', '/pets/%E0%A4%A', 'localhost'));
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers).toMatchObject(LIFECYCLE);
   });
 
   it('logged no error (no stack) for any of them', () => {
