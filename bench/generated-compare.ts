@@ -48,6 +48,12 @@ export interface ShapeSide {
   p50Ms: number;
   cpuMsPerReq: number;
   pgCpuMsPerReq: number | null;
+  /**
+   * The bench client's own CPU per request (this process, sending and parsing the answers): at 2 in
+   * flight on a small machine it shares the cores with both servers, so an answer that costs the
+   * client more to read (more headers, a bigger body) lowers req/s at equal server CPU.
+   */
+  clientCpuMsPerReq: number;
   sqlPerReq: number;
 }
 
@@ -60,7 +66,7 @@ export interface ShapeResult {
   t3: ShapeSide;
   t2: ShapeSide;
   /** T3/T2: req/s (higher is better for T3), server and PostgreSQL CPU per request (lower is better). */
-  ratio: { rps: number; cpu: number; pgCpu: number | null };
+  ratio: { rps: number; cpu: number; pgCpu: number | null; client: number };
 }
 
 /** The distribution of one ratio over the shapes. */
@@ -91,7 +97,13 @@ export interface GeneratedComparison {
   /** Shapes measured (answered alike by both, before this measurement). */
   shapes: number;
   seconds: number;
-  distribution: { rps: Distribution | null; cpu: Distribution | null; pgCpu: Distribution | null };
+  /** `client`: the bench client's CPU per request, T3's answers against T2's (no goal: what req/s includes). */
+  distribution: {
+    rps: Distribution | null;
+    cpu: Distribution | null;
+    pgCpu: Distribution | null;
+    client: Distribution | null;
+  };
   /** The 5 worst shapes for T3 by each ratio, with both documents. */
   worst: WorstShape[];
   perShape: ShapeResult[];
@@ -184,6 +196,7 @@ interface Run {
   seconds: number;
   latencies: number[];
   cpuMs: number;
+  clientMs: number;
   pgMs: number | null;
   statements: number;
 }
@@ -203,6 +216,7 @@ function side(runs: Run[]): ShapeSide {
     p50Ms: quantile(sorted, 0.5),
     cpuMsPerReq: Math.min(...runs.map((r) => r.cpuMs / r.requests)),
     pgCpuMsPerReq: pg,
+    clientCpuMsPerReq: Math.min(...runs.map((r) => r.clientMs / r.requests)),
     sqlPerReq: runs.reduce((n, r) => n + r.statements, 0) / requests,
   };
 }
@@ -251,7 +265,9 @@ export async function compareGenerated(
         if (warm.failure) failure = `${id}: ${warm.failure}`;
         const before = await target.stats();
         const pgBefore = (await pgCpu?.sample()) ?? null;
+        const clientBefore = process.cpuUsage();
         const r = await loop(send, spec, options.ms, 10, options.concurrency);
+        const client = process.cpuUsage(clientBefore);
         const pgAfter = (await pgCpu?.sample()) ?? null;
         const after = await target.stats();
         if (r.failure) failure ??= `${id}: ${r.failure}`;
@@ -260,6 +276,7 @@ export async function compareGenerated(
           seconds: r.seconds,
           latencies: r.latencies,
           cpuMs: (after.cpuMicros - before.cpuMicros) / 1000,
+          clientMs: (client.user + client.system) / 1000,
           pgMs: pgCpuMsBetween(pgBefore, pgAfter),
           statements: after.statements - before.statements,
         });
@@ -287,7 +304,12 @@ export async function compareGenerated(
           variables: shape.variables,
           t3: a,
           t2: b,
-          ratio: { rps: a.rps / b.rps, cpu: a.cpuMsPerReq / b.cpuMsPerReq, pgCpu },
+          ratio: {
+            rps: a.rps / b.rps,
+            cpu: a.cpuMsPerReq / b.cpuMsPerReq,
+            pgCpu,
+            client: a.clientCpuMsPerReq / b.clientCpuMsPerReq,
+          },
         },
       ];
     });
@@ -351,6 +373,10 @@ export async function compareGenerated(
             perShape.map((r) => r.ratio.pgCpu!),
             false,
           ),
+      client: distribution(
+        perShape.map((r) => r.ratio.client),
+        false,
+      ),
     },
     worst: [...worstBy('rps'), ...worstBy('pgCpu'), ...worstBy('cpu')],
     perShape,

@@ -253,6 +253,12 @@ const RATIO_ROWS: { key: 'rps' | 'cpu' | 'pgCpu'; label: string; good: string }[
 ];
 
 /**
+ * No goal, what req/s includes: the bench client's CPU per request reading T3's answers against
+ * T2's (at 2 in flight the client shares the machine's cores with both servers).
+ */
+const CLIENT_ROW = { key: 'client', label: 'bench client CPU per request (no goal)', good: '≤ 1' } as const;
+
+/**
  * WG shape by shape (generated-compare.ts): the distribution over shapes of the per-shape ratios
  * T3/T2, the skipped and differing shapes by reason, and the worst shapes by number.
  */
@@ -279,7 +285,7 @@ export function generatedMarkdown(c: GeneratedComparison, g: GeneratedWorkload |
   }
   lines.push('| T3/T2 per shape | min | p10 | p25 | median | p75 | p90 | max | geomean | T3 at least as good |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const row of RATIO_ROWS) {
+  for (const row of [...RATIO_ROWS, CLIENT_ROW]) {
     const d = c.distribution[row.key];
     if (!d) {
       lines.push(`| ${row.label} | – | – | – | – | – | – | – | – | – |`);
@@ -320,7 +326,8 @@ export function generatedWorstMarkdown(
   lines.push(generatedMarkdown(c, g, false));
   const side = (s: GeneratedComparison['perShape'][number]['t3']) =>
     `${f(s.rps, 0)} req/s, p50 ${f(s.p50Ms, 2)} ms, ${f(s.cpuMsPerReq, 3)} server CPU-ms/req, ` +
-    `${f(s.pgCpuMsPerReq, 3)} PostgreSQL CPU-ms/req, ${f(s.sqlPerReq, 1)} statements/req (${s.requests} requests)`;
+    `${f(s.pgCpuMsPerReq, 3)} PostgreSQL CPU-ms/req, ${f(s.clientCpuMsPerReq, 3)} bench client CPU-ms/req, ` +
+    `${f(s.sqlPerReq, 1)} statements/req (${s.requests} requests)`;
   for (const row of RATIO_ROWS) {
     const worst = c.worst.filter((w) => w.metric === row.key);
     if (!worst.length) continue;
