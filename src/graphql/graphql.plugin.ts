@@ -132,11 +132,14 @@ async function startApollo(
       schema,
       limits,
       trustedDocuments,
-      steps: [cachePolicyStep({ schema, onWrite: graphqlCache.invalidate })],
+      // The operations' metrics, last of the steps: their willSendResponse runs after the others'.
+      steps: [
+        cachePolicyStep({ schema, onWrite: graphqlCache.invalidate }),
+        ...(metrics ? [metrics.operationStep] : []),
+      ],
       plugins: [
         ...(costBudget ? [costBudget.plugin] : []),
         ...(db.noteWrite ? [readRoutingPlugin()] : []),
-        ...(metrics ? [metrics.apolloPlugin()] : []),
         ...(tracing.enabled ? [graphqlTracingPlugin()] : []),
       ],
       traceResolvers: tracing.enabled && tracing.resolverSpans,

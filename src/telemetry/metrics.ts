@@ -6,8 +6,8 @@
  * What is measured, and where (docs/operations.md, "Metrics"):
  * - HTTP requests: a duration histogram by method, route pattern (never the raw URL, so ids and query
  *   strings cannot multiply the series) and status, from one onResponse hook;
- * - GraphQL operations: a duration histogram by operation name and type, and errors by code, from an
- *   Apollo plugin; names are bounded (`OperationNames`);
+ * - GraphQL operations: a duration histogram by operation name and type, and errors by code, from a
+ *   request step of the service's one Apollo plugin (request-steps.ts); names are bounded (`OperationNames`);
  * - the deprecated GET /pets/{petId}: answers by status (how many legacy calls remain before the sunset);
  * - rate-limit rejections (429 answers) by route;
  * - the PostgreSQL pool (in use, idle, waiting), the API-key cache (hits, misses) and open
@@ -19,11 +19,12 @@
  */
 import cluster from 'node:cluster';
 import http from 'node:http';
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { BaseContext } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResponseCacheStats } from '../common/response-cache-stats';
+import type { RequestStep } from '../common/graphql/request-steps';
 
 /**
  * In a worker of src/cluster.ts: answer the primary's requests for metrics over IPC (prom-client's
@@ -111,8 +112,11 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 
 export interface Metrics {
   readonly registry: Registry;
-  /** The Apollo plugin that counts operations. */
-  apolloPlugin(): ApolloServerPlugin<BaseContext>;
+  /**
+   * The request step that times and counts operations, run by the service's one Apollo plugin of
+   * request steps (src/common/graphql/request-steps.ts), last.
+   */
+  operationStep: RequestStep<BaseContext>;
   /**
    * Adds the HTTP hooks to `app` and serves /metrics on host:port while `app` is up (in a cluster
    * worker: hands its registry to the primary, which serves them all).
@@ -413,29 +417,27 @@ function registerTrustedDocumentMetrics(
   });
 }
 
-/** The Apollo plugin that times every operation and counts its errors, by bounded operation name. */
-function operationsPlugin(
+/** The request step that times every operation and counts its errors, by bounded operation name. */
+function operationsStep(
   { operationDuration, operationErrors }: ReturnType<typeof graphqlMetrics>,
   names: OperationNames,
-): ApolloServerPlugin<BaseContext> {
-  return {
-    async requestDidStart() {
-      const start = process.hrtime.bigint();
-      return {
-        async willSendResponse(rc) {
-          const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-          const type = rc.operation?.operation ?? 'unknown';
-          const name = rc.operation ? names.label(rc.operationName) : UNKNOWN_OPERATION;
-          operationDuration.observe({ operation_name: name, operation_type: type }, seconds);
-          const body = rc.response.body;
-          const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-          for (const error of errors ?? []) {
-            const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'UNKNOWN';
-            operationErrors.inc({ operation_name: name, operation_type: type, code });
-          }
-        },
-      };
-    },
+): RequestStep<BaseContext> {
+  return () => {
+    const start = process.hrtime.bigint();
+    return {
+      willSendResponse(rc) {
+        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+        const type = rc.operation?.operation ?? 'unknown';
+        const name = rc.operation ? names.label(rc.operationName) : UNKNOWN_OPERATION;
+        operationDuration.observe({ operation_name: name, operation_type: type }, seconds);
+        const body = rc.response.body;
+        const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
+        for (const error of errors ?? []) {
+          const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'UNKNOWN';
+          operationErrors.inc({ operation_name: name, operation_type: type, code });
+        }
+      },
+    };
   };
 }
 
@@ -453,7 +455,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   return {
     registry,
-    apolloPlugin: () => operationsPlugin(graphql, names),
+    operationStep: operationsStep(graphql, names),
     register(app, listen) {
       app.addHook('onResponse', (request, reply, done) => {
         // Unmatched requests (404s) have no pattern: one label for all of them.

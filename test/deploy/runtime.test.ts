@@ -112,6 +112,7 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
     );
     expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('/deferspec/i.test(');
     expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('queryHashes.get(query)');
+    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('function eachListener(');
     expect(patched('@apollo/server/dist/cjs/ApolloServer.js')).toContain('singleResultContentTypes.get(acceptHeader)');
     expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
     expect(patched('pg/lib/utils.js')).toContain('Object.getPrototypeOf(config) === Object.prototype');

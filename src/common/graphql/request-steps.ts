@@ -31,7 +31,12 @@ export interface RequestStepListener<C extends object> {
 /** A step: called as each request starts; its listener (or nothing) for that request. */
 export type RequestStep<C extends object> = (rc: GraphQLRequestContext<C>) => RequestStepListener<C> | void;
 
-/** Runs `hook` of every listener, in order; throws the first error once all have run. */
+/**
+ * Runs `hook` of every listener, in order. Nothing when none waits and none failed; otherwise a
+ * promise, rejected with the first error once all have run. Never a synchronous throw: Apollo calls
+ * every plugin's hook before it waits for any, and a throw would stop it before the plugins after
+ * this one (the cost budget, tracing) had theirs, as a rejected promise from an async hook did not.
+ */
 function runAll<C extends object, H extends Hook>(
   listeners: RequestStepListener<C>[],
   hook: H,
@@ -52,25 +57,27 @@ function runAll<C extends object, H extends Hook>(
       if (failure) throw failure.error;
     });
   }
-  if (failure) throw failure.error;
+  if (failure) return Promise.reject(failure.error);
 }
 
 /** One Apollo plugin running `steps`, in order. */
 export function requestStepsPlugin<C extends object>(steps: readonly RequestStep<C>[]): ApolloServerPlugin<C> {
+  // Apollo types every hook as returning a promise and awaits whatever they return; its pipeline
+  // (patched, patches/README.md) awaits only a promise: so none is made where nothing waits.
   return {
-    async requestDidStart(rc) {
+    requestDidStart(rc: GraphQLRequestContext<C>) {
       const listeners: RequestStepListener<C>[] = [];
       for (const step of steps) {
         const listener = step(rc);
         if (listener) listeners.push(listener);
       }
-      if (listeners.length === 0) return;
-      const listener: GraphQLRequestListener<C> = {
-        didResolveOperation: async (r) => runAll(listeners, 'didResolveOperation', r),
-        didEncounterErrors: async (r) => runAll(listeners, 'didEncounterErrors', r),
-        willSendResponse: async (r) => runAll(listeners, 'willSendResponse', r),
-      };
+      if (listeners.length === 0) return undefined;
+      const listener = {
+        didResolveOperation: (r) => runAll(listeners, 'didResolveOperation', r),
+        didEncounterErrors: (r) => runAll(listeners, 'didEncounterErrors', r),
+        willSendResponse: (r) => runAll(listeners, 'willSendResponse', r),
+      } as GraphQLRequestListener<C>;
       return listener;
     },
-  };
+  } as unknown as ApolloServerPlugin<C>;
 }
