@@ -152,6 +152,29 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     expect(operation.status.code).toBe(2);
   });
 
+  it('names the operation of a request refused by a request step (the plugins after the steps still run)', async () => {
+    // Refused in didResolveOperation by the scope check, one of the service's request steps
+    // (src/common/graphql/request-steps.ts); the tracing plugin comes after the steps' plugin and
+    // names the span in the same hook, so the refusal must not stop Apollo before it.
+    const traceId = crypto.randomBytes(16).toString('hex');
+    // Anonymous: without the suite's key.
+    const response = await fetch(`${server!.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01`,
+      },
+      body: JSON.stringify({ query: `mutation Refused { deletePet(id: "${petId}") { id } }` }),
+    });
+    const result = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    const spans = await traceOf(traceId);
+    const operation = spans.find((s) => s.name === 'mutation Refused');
+    expect(operation?.attributes['graphql.operation.type']).toBe('mutation');
+    expect(operation?.attributes['graphql.error.codes']).toEqual(['UNAUTHENTICATED']);
+    expect(operation?.status.code).toBe(2);
+  });
+
   it("traces a write's transaction and its statements under the mutation", async () => {
     const traceId = crypto.randomBytes(16).toString('hex');
     const result = await post(
