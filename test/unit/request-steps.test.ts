@@ -3,15 +3,15 @@
  * in order; when several refuse an operation the first listed wins; a hook's promise is waited for
  * before the answer leaves. Through a real ApolloServer (executeOperation).
  */
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { requestStepsPlugin, type RequestStep } from '../../src/common/graphql/request-steps';
 
 const typeDefs = 'type Query { hello: String }';
 const resolvers = { Query: { hello: () => 'world' } };
 
-async function run(steps: RequestStep<object>[]) {
-  const server = new ApolloServer({ typeDefs, resolvers, plugins: [requestStepsPlugin(steps)] });
+async function run(steps: RequestStep<object>[], after: ApolloServerPlugin[] = []) {
+  const server = new ApolloServer({ typeDefs, resolvers, plugins: [requestStepsPlugin(steps), ...after] });
   await server.start();
   try {
     const response = await server.executeOperation({ query: '{ hello }' });
@@ -61,5 +61,43 @@ describe('request steps', () => {
     expect(response.http.headers.get('x-step')).toBe('late');
     expect(response.http.headers.get('x-other')).toBe('now');
     expect(response.body.kind === 'single' && response.body.singleResult.data).toEqual({ hello: 'world' });
+  });
+
+  // Apollo calls every plugin's hook before it waits for any (patches/README.md): a step failing
+  // synchronously would stop it before the plugins listed after the steps (tracing, the cost budget).
+  it('lets the plugins after the steps have their hooks when a step refuses the operation or fails to start', async () => {
+    const seen: string[] = [];
+    const later: ApolloServerPlugin = {
+      async requestDidStart() {
+        seen.push('later started');
+        return {
+          async didResolveOperation() {
+            seen.push('later resolved');
+          },
+        };
+      },
+    };
+    const refused = await run(
+      [
+        () => ({
+          didResolveOperation() {
+            throw new GraphQLError('refused', { extensions: { code: 'REFUSED' } });
+          },
+        }),
+      ],
+      [later],
+    );
+    expect(refused.body.kind === 'single' && refused.body.singleResult.errors?.map((e) => e.message)).toEqual([
+      'refused',
+    ]);
+    expect(seen).toEqual(['later started', 'later resolved']);
+
+    seen.length = 0;
+    const failing: RequestStep<object> = () => {
+      throw new Error('a step failed to start');
+    };
+    // Apollo answers the failure as its own internal error, as it did when the hook was async.
+    await expect(run([failing], [later])).rejects.toThrow('Internal server error');
+    expect(seen).toEqual(['later started']);
   });
 });

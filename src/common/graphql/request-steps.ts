@@ -67,9 +67,14 @@ export function requestStepsPlugin<C extends object>(steps: readonly RequestStep
   return {
     requestDidStart(rc: GraphQLRequestContext<C>) {
       const listeners: RequestStepListener<C>[] = [];
-      for (const step of steps) {
-        const listener = step(rc);
-        if (listener) listeners.push(listener);
+      try {
+        for (const step of steps) {
+          const listener = step(rc);
+          if (listener) listeners.push(listener);
+        }
+      } catch (error) {
+        // As a rejection, like runAll's: the plugins after this one still start.
+        return Promise.reject(error);
       }
       if (listeners.length === 0) return undefined;
       const listener = {
