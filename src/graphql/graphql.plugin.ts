@@ -183,10 +183,8 @@ function graphqlRoute(
 ): Omit<RouteOptions, 'method'> {
   return {
     url: '/graphql',
-    // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
-    // CDN and frame, graphql/explorer.ts); helmet's header policy would block them, so /graphql goes
-    // without the CSP header while the explorer is on (its JSON answers need none).
-    ...(graphql.landingPage ? { config: { contentSecurityPolicy: false } } : {}),
+    // The API's security headers (http/security-headers.ts); GET sets its own below.
+    config: { securityHeaders: 'api' },
     // A batch counts each of its operations against the rate limit (graphql/batching.ts); with trusted
     // documents on, each operation is checked against the list before any is parsed; with a cost
     // budget, the batch is charged as a whole before any operation runs (cost-budget.ts).
@@ -235,6 +233,11 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
   app.route({
     ...route,
     method: 'GET',
+    // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
+    // CDN and frame, graphql/explorer.ts); a CSP header would block them, so while the explorer is on,
+    // GET /graphql gets a document's headers without the CSP header (its JSON answers too: the route
+    // cannot know which it answers before Apollo has run).
+    config: { securityHeaders: options.graphql.landingPage ? 'document-own-csp' : 'api' },
     preValidation: app.subscriptions.checkUpgrade,
     wsHandler: app.subscriptions.wsHandler,
   });

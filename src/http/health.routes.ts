@@ -24,8 +24,8 @@ export async function healthRoutes(
   app: FastifyInstance,
   { db, rateLimitStore, timeoutMs }: HealthOptions,
 ): Promise<void> {
-  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
+  app.get('/healthz', { logLevel: 'warn', config: { securityHeaders: 'api' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn', config: { securityHeaders: 'api' } }, async (request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     let database: 'ok' | 'unavailable' = 'ok';
     try {

@@ -85,7 +85,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
   app.addSchema(errorSchema);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { securityHeaders: 'api' } }, async () => app.swagger());
 }
 
 /**

@@ -192,27 +192,65 @@ describe('the rate limit (in memory)', () => {
   });
 });
 
+/** helmet's headers that only a browser rendering a document uses: pages get them, API answers do not. */
+const DOCUMENT_ONLY_HEADERS = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
+
 describe('production hardening', () => {
-  it('sends security headers, and leaves the Sandbox page to its own CSP', async () => {
+  it("sends the API's security headers on API answers, a document's on pages, and leaves the Sandbox page to its own CSP", async () => {
     const t = await app();
+    // What the OWASP REST Security Cheat Sheet lists for API answers, and nothing only a document uses.
+    const expectApiProfile = (res: { headers: Record<string, unknown> }, what: string) => {
+      expect({ what, csp: res.headers['content-security-policy'] }).toEqual({
+        what,
+        csp: "default-src 'none';frame-ancestors 'none'",
+      });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['strict-transport-security']).toBeDefined();
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+      for (const documentOnly of DOCUMENT_ONLY_HEADERS)
+        expect({ what, [documentOnly]: res.headers[documentOnly] }).toEqual({ what });
+    };
     try {
-      const api = await t.app.inject({ method: 'GET', url: '/healthz' });
-      expect(api.headers['x-content-type-options']).toBe('nosniff');
-      expect(api.headers['content-security-policy']).toContain("default-src 'self'");
-      expect(api.headers['strict-transport-security']).toBeDefined();
-      // Errors and REST answers carry them too.
-      for (const url of ['/no-such-path', '/pets/1', '/pets/not-a-number']) {
+      expectApiProfile(await t.app.inject({ method: 'GET', url: '/healthz' }), 'GET /healthz');
+      expectApiProfile(await t.app.inject({ method: 'GET', url: '/openapi.json' }), 'GET /openapi.json');
+      // REST answers and their errors, GraphQL answers and their errors.
+      for (const url of ['/pets/1', '/pets/not-a-number', '/store/orders']) {
         const res = await t.app.inject({ method: 'GET', url });
         expect(res.statusCode).toBeGreaterThanOrEqual(400);
+        expectApiProfile(res, `GET ${url}`);
+      }
+      for (const payload of [{ query: '{ pet(id: 1) { name } }' }, { query: '{ nope }' }]) {
+        const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: json, payload });
+        expectApiProfile(res, `POST /graphql ${payload.query}`);
+      }
+      // Pages (and any path no route names) keep helmet's whole set.
+      for (const [url, accept] of [
+        ['/docs/', 'text/html'],
+        ['/', 'text/html'],
+        ['/no-such-path', '*/*'],
+      ]) {
+        const res = await t.app.inject({ method: 'GET', url, headers: { accept } });
         expect(res.headers['x-content-type-options']).toBe('nosniff');
         expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
         expect(res.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+        expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+        for (const documentOnly of DOCUMENT_ONLY_HEADERS) expect(res.headers[documentOnly]).toBeDefined();
       }
       const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html' } });
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-security-policy']).toBeUndefined();
       expect(page.body).toContain('http-equiv="Content-Security-Policy"');
       expect(page.headers['x-content-type-options']).toBe('nosniff');
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
     } finally {
       await t.close();
     }
@@ -242,8 +280,9 @@ describe('production hardening', () => {
         payload: { query: '{ pet { nam } }' },
       });
       expect(typo.body).not.toMatch(/Did you mean/);
-      // The CSP header is back on /graphql when there is no landing page.
-      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      // Without a landing page, GET /graphql is the API's too: its CSP header is back.
+      expect(page.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
     } finally {
       await t.close();
     }

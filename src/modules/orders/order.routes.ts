@@ -92,7 +92,7 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
   app.get<{ Querystring: OrdersQuery }>(
     ORDERS_URL,
     {
-      config: { operation },
+      config: { operation, securityHeaders: 'api' },
       schema: {
         tags: ['Store'],
         operationId: 'listOrders',

@@ -63,7 +63,7 @@ export async function petRoutes(app: FastifyInstance, { services, lifecycle }: P
   app.get<{ Params: { petId: string } }>(
     PET_BY_ID_URL,
     {
-      config: { operation },
+      config: { operation, securityHeaders: 'api' },
       schema: {
         tags: ['Pets'],
         operationId: 'getPetById',
