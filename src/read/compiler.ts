@@ -41,6 +41,7 @@ import { CompiledError, COMPILED } from './compiled';
 import {
   OBJECTS,
   RELATIONS,
+  type ObjectEntry,
   type ObjectName,
   type OneRelation,
   type ParentName,
@@ -145,7 +146,29 @@ class Compilation {
         relations.push(this.nested(type, relation, group, alias));
       }
     }
-    return { type, alias, scalars: [...scalars], relations };
+    const plan: ObjectPlan = { type, alias, scalars: [...scalars], relations };
+    if (!atHand) this.borrow(plan);
+    return plan;
+  }
+
+  /**
+   * The plan's `borrowed` scalars (relations.ts) that are selected, read from their relation's row
+   * where the statement joins it: a join that matches a row whenever the scalar's own does (a foreign
+   * key, no access rule on the target), so the value is the same and the row's own join goes unread.
+   */
+  private borrow(plan: ObjectPlan): void {
+    const borrowed = (OBJECTS[plan.type] as ObjectEntry).borrowed;
+    if (!borrowed) return;
+    for (const [field, from] of Object.entries(borrowed)) {
+      if (!plan.scalars.includes(field)) continue;
+      const relation = RELATIONS[plan.type][from.relation]!;
+      const joined = plan.relations.find(
+        (r) => r.relation === relation && !r.error && !r.unjoined && r.relation.kind === 'one',
+      );
+      const one = relation as OneRelation;
+      if (!joined || !one.foreignKey || one.via || this.visible(one.target).length) continue;
+      plan.inherited = { ...plan.inherited, [field]: `${joined.child.alias}.${quote(from.field)}` };
+    }
   }
 
   private byArguments(type: string, nodes: readonly FieldNode[]): FieldNode[][] {

@@ -45,6 +45,14 @@ export interface ObjectEntry {
    * are written over the row's SQL, so nothing unasked leaves PostgreSQL.
    */
   carried: readonly string[];
+  /**
+   * Scalars that are a field of a to-one relation's target row (`InventoryItem.status` is its pet's
+   * status), read from their own rows' SQL through a join (`ENTRIES_FROM`'s LEFT JOIN pets). When the
+   * statement joins that relation anyway (`inventory { status pet { name } }`), the scalar is read
+   * from the joined row instead: the row's own join is then unread and PostgreSQL drops it, where it
+   * would otherwise probe the same table twice per row.
+   */
+  borrowed?: Record<string, { relation: string; field: string }>;
 }
 
 export const OBJECTS = {
@@ -68,6 +76,7 @@ export const OBJECTS = {
     scalars: { petId: 'id', quantity: 'int', status: 'text' },
     // Not the status: it is the pet's, and a read that does not ask for it does not join the pet.
     carried: ['petId'],
+    borrowed: { status: { relation: 'pet', field: 'status' } },
   },
 } satisfies Record<ObjectTypeName, ObjectEntry>;
 

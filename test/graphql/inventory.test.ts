@@ -1,5 +1,5 @@
 import { graphql } from '../gql';
-import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createTestApp, type TestApp, type TypedDocument } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 
 const Inventory = graphql(`
@@ -179,5 +179,51 @@ describe('inventory', () => {
       status: first!.status.toUpperCase(),
     });
     expect(await tablesRead(() => t.gqlOk(InventoryItems, { first: 1 }))).toEqual(['inventory_items', 'pets']);
+  });
+  it("reads an entry's pet once when its status and its pet are both asked (the status from the pet's row)", async () => {
+    const doc = (text: string) => text as unknown as TypedDocument<any, Record<string, never>>;
+    const sold = await makePet(t, { status: 'sold' });
+    /** How many times PostgreSQL's plan of the one statement `text` sends reads `pets`. */
+    const petScans = async (text: string): Promise<{ data: any; scans: number }> => {
+      t.sql.reset();
+      const data = await t.gqlOk(doc(text), {});
+      expect(t.sql.reads).toHaveLength(1);
+      const [read] = t.sql.reads;
+      const [row] = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+        `EXPLAIN (FORMAT JSON) ${read!.text}`,
+        ...read!.values,
+      );
+      const plan = Object.values(row!)[0];
+      let scans = 0;
+      JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan, (key, value: unknown) => {
+        if (key === 'Relation Name' && value === 'pets') scans += 1;
+        return value;
+      });
+      return { data, scans };
+    };
+    const petId = sold.id.toString();
+    const lookup = await petScans(`{ inventory(petId: "${petId}") { status quantity pet { id name status } } }`);
+    expect(lookup.data.inventory).toEqual({
+      status: 'SOLD',
+      quantity: 0,
+      pet: { id: petId, name: sold.name, status: 'SOLD' },
+    });
+    expect(lookup.scans).toBe(1);
+    const page = await petScans(`{ inventoryItems(first: 5) { nodes { petId status pet { id status } } } }`);
+    expect(page.data.inventoryItems.nodes).toHaveLength(5);
+    for (const node of page.data.inventoryItems.nodes) {
+      expect(node.pet.id).toBe(node.petId);
+      expect(node.status).toBe(node.pet.status);
+    }
+    expect(page.scans).toBe(1);
+    // A status filter reads the entry's own join (its WHERE): the pet is read for it and for the relation.
+    const filtered = await petScans(
+      `{ inventoryItems(first: 5, filter: { status: SOLD }) { nodes { petId status pet { name } } } }`,
+    );
+    expect(new Set(filtered.data.inventoryItems.nodes.map((n: { status: string }) => n.status))).toEqual(
+      new Set(['SOLD']),
+    );
+    // The status alone still joins the pet (once), as before.
+    expect((await petScans(`{ inventoryItems(first: 5) { nodes { status } } }`)).scans).toBe(1);
   });
 });
