@@ -81,6 +81,53 @@ export interface StartServerOptions {
   freshDatabase?: boolean;
   /** Node flags beside TEST_NODE_FLAGS (a V8 trace, say), before the entry point. */
   nodeFlags?: string[];
+  /** Picks the port of each attempt (freePort by default; a test of this helper hands it a taken one). */
+  pickPort?: () => Promise<number>;
+}
+
+/**
+ * Whether `port`'s listening socket belongs to process `pid` or one of its children (a cluster's
+ * workers), by Linux's /proc: its LISTEN sockets' inodes (`/proc/net/tcp`, `tcp6`) among the
+ * processes' open files. null where /proc cannot tell (another system), so the check is then skipped.
+ */
+export function listenedOnBy(pid: number, port: number): boolean | null {
+  try {
+    const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+    const inodes = new Set<string>();
+    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      if (!fs.existsSync(file)) continue;
+      for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        // local_address, ..., st (0A: LISTEN), ..., inode
+        if (cols.length > 9 && cols[1]!.endsWith(hex) && cols[3] === '0A') inodes.add(cols[9]!);
+      }
+    }
+    const tree = new Set([pid]);
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === pid) tree.add(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    for (const member of tree) {
+      for (const fd of fs.readdirSync(`/proc/${member}/fd`)) {
+        try {
+          const socket = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${member}/fd/${fd}`));
+          if (socket && inodes.has(socket[1]!)) return true;
+        } catch {
+          // closed meanwhile
+        }
+      }
+    }
+    return false;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -93,7 +140,22 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const dataDir = embeddedDataDir(env);
   if (dataDir && !options.freshDatabase) prepareDataDir(dataDir);
-  const port = await freePort();
+  // freePort's port is free when it is picked, not when the child listens: another test's process may
+  // take it in between. The child then exits with the port-in-use line, and is started again on another.
+  for (let attempt = 1; ; attempt++) {
+    const started = await spawnServer(env, options, await (options.pickPort ?? freePort)());
+    if (started !== PORT_TAKEN) return started;
+    if (attempt === 3) throw new Error('server could not listen: three free ports taken before it started');
+  }
+}
+
+const PORT_TAKEN = Symbol('port taken');
+
+async function spawnServer(
+  env: Record<string, string>,
+  options: StartServerOptions,
+  port: number,
+): Promise<ServerProcess | typeof PORT_TAKEN> {
   const child = spawn(process.execPath, [...TEST_NODE_FLAGS, ...(options.nodeFlags ?? []), serverEntry], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
@@ -111,13 +173,20 @@ export async function startServerProcess(
   child.stdout!.on('end', () => partial && output.push(partial));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // After the exit and the last of its output.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   // Generous: on a loaded shared machine a first start (a new PGlite database) has taken ~100 s.
   const deadline = Date.now() + 180_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+    if (child.exitCode !== null) {
+      await closed;
+      if (/already in use/.test(stderr + output.join('\n'))) return PORT_TAKEN;
+      throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+    }
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      // Only this child's answer counts: another process on the port (above) answers too.
+      if ((await fetch(`${url}/healthz`)).ok && listenedOnBy(child.pid!, port) !== false) break;
     } catch {
       // not listening yet
     }
