@@ -48,12 +48,12 @@ export function sendAndHangUp(url: string, request: string): Promise<number> {
 }
 
 /** TCP states in /proc/net/tcp (include/net/tcp_states.h). */
-export const TCP_STATE = { ESTABLISHED: '01', CLOSE_WAIT: '08' } as const;
+export const TCP_STATE = { ESTABLISHED: '01', CLOSE_WAIT: '08', LISTEN: '0A' } as const;
 
-/** Sockets whose local port is `port` in the given state (IPv4 and IPv6). */
-export function socketsInState(port: number, state: string): number {
+/** The inodes of the sockets whose local port is `port` in the given state (IPv4 and IPv6). */
+export function socketInodes(port: number, state: string): string[] {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  let count = 0;
+  const inodes: string[] = [];
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
     try {
@@ -62,13 +62,17 @@ export function socketsInState(port: number, state: string): number {
       continue;
     }
     for (const line of text.split('\n').slice(1)) {
+      // sl, local_address, rem_address, st, tx:rx queue, tr:when, retrnsmt, uid, timeout, inode, ...
       const cols = line.trim().split(/\s+/);
-      if (cols.length < 4) continue;
-      if (cols[1]!.endsWith(`:${hexPort}`) && cols[3] === state) count++;
+      if (cols.length < 10) continue;
+      if (cols[1]!.endsWith(`:${hexPort}`) && cols[3] === state) inodes.push(cols[9]!);
     }
   }
-  return count;
+  return inodes;
 }
+
+/** Sockets whose local port is `port` in the given state (IPv4 and IPv6). */
+export const socketsInState = (port: number, state: string): number => socketInodes(port, state).length;
 
 export const closeWaitCount = (port: number): number => socketsInState(port, TCP_STATE.CLOSE_WAIT);
 

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { socketInodes, TCP_STATE } from './raw-socket';
 
 export interface ServerProcess {
   url: string;
@@ -91,17 +92,9 @@ export interface StartServerOptions {
  * processes' open files. null where /proc cannot tell (another system), so the check is then skipped.
  */
 export function listenedOnBy(pid: number, port: number): boolean | null {
+  if (!fs.existsSync('/proc/net/tcp')) return null;
   try {
-    const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-    const inodes = new Set<string>();
-    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-      if (!fs.existsSync(file)) continue;
-      for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
-        const cols = line.trim().split(/\s+/);
-        // local_address, ..., st (0A: LISTEN), ..., inode
-        if (cols.length > 9 && cols[1]!.endsWith(hex) && cols[3] === '0A') inodes.add(cols[9]!);
-      }
-    }
+    const inodes = new Set(socketInodes(port, TCP_STATE.LISTEN));
     const tree = new Set([pid]);
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
