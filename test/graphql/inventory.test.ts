@@ -75,6 +75,28 @@ const UpdateInventory = graphql(`
 
 describe('inventory', () => {
   let t: TestApp;
+
+  /**
+   * `run`'s result, and the tables PostgreSQL's plan (EXPLAIN) scans for the one statement it sends,
+   * once per scan.
+   */
+  async function relationsRead<R>(run: () => Promise<R>): Promise<{ result: R; scans: string[] }> {
+    t.sql.reset();
+    const result = await run();
+    expect(t.sql.reads).toHaveLength(1);
+    const [{ text, values }] = t.sql.reads;
+    const [row] = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+      `EXPLAIN (FORMAT JSON) ${text}`,
+      ...values,
+    );
+    const plan = Object.values(row!)[0];
+    const scans: string[] = [];
+    JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan, (key, value: unknown) => {
+      if (key === 'Relation Name') scans.push(value as string);
+      return value;
+    });
+    return { result, scans };
+  }
   beforeAll(async () => {
     t = await createTestApp({ auth: 'admin' });
   });
@@ -142,23 +164,8 @@ describe('inventory', () => {
       SELECT count(*)::int AS all, count(*) FILTER (WHERE p.status = 'sold')::int AS sold
       FROM inventory_items i JOIN pets p ON p.id = i.pet_id`;
     /** The tables PostgreSQL's plan reads for the one statement `run` sends. */
-    const tablesRead = async (run: () => Promise<unknown>): Promise<string[]> => {
-      t.sql.reset();
-      await run();
-      expect(t.sql.reads).toHaveLength(1);
-      const [{ text, values }] = t.sql.reads;
-      const [row] = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
-        `EXPLAIN (FORMAT JSON) ${text}`,
-        ...values,
-      );
-      const plan = Object.values(row!)[0];
-      const tables = new Set<string>();
-      JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan, (key, value: unknown) => {
-        if (key === 'Relation Name') tables.add(value as string);
-        return value;
-      });
-      return [...tables].sort();
-    };
+    const tablesRead = async (run: () => Promise<unknown>): Promise<string[]> =>
+      [...new Set((await relationsRead(run)).scans)].sort();
     const petId = stocked.id.toString();
 
     expect(await tablesRead(() => t.gqlOk(StockOnly, { petId }))).toEqual(['inventory_items']);
@@ -185,21 +192,8 @@ describe('inventory', () => {
     const sold = await makePet(t, { status: 'sold' });
     /** How many times PostgreSQL's plan of the one statement `text` sends reads `pets`. */
     const petScans = async (text: string): Promise<{ data: any; scans: number }> => {
-      t.sql.reset();
-      const data = await t.gqlOk(doc(text), {});
-      expect(t.sql.reads).toHaveLength(1);
-      const [read] = t.sql.reads;
-      const [row] = await t.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
-        `EXPLAIN (FORMAT JSON) ${read!.text}`,
-        ...read!.values,
-      );
-      const plan = Object.values(row!)[0];
-      let scans = 0;
-      JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan, (key, value: unknown) => {
-        if (key === 'Relation Name' && value === 'pets') scans += 1;
-        return value;
-      });
-      return { data, scans };
+      const { result, scans } = await relationsRead(() => t.gqlOk(doc(text), {}));
+      return { data: result, scans: scans.filter((table) => table === 'pets').length };
     };
     const petId = sold.id.toString();
     const lookup = await petScans(`{ inventory(petId: "${petId}") { status quantity pet { id name status } } }`);
