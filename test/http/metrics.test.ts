@@ -91,6 +91,14 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     await gql('{ __typename }');
     // Refused by validation: no operation was resolved.
     expect((await gql('query Broken { nope }')).body.errors).toHaveLength(1);
+    // Refused by the scope check, a request step before the metrics' own (anonymous, so on the
+    // address's rate-limit counter, which the REST requests below also use): still timed and counted.
+    const refused = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation Refused { deletePet(id: "1") { id } }' }),
+    }).then(async (r) => (await r.json()) as { errors?: { extensions?: { code?: string } }[] });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
 
     // Nothing on the public port.
     expect((await fetch(`${server.url}/metrics`, { headers: auth })).status).toBe(404);
@@ -108,7 +116,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
 
     const m = await scrape();
     // HTTP durations by method, route pattern and status; never the raw URL.
-    expect(total(m, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(10);
+    expect(total(m, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(11);
     expect(
       total(m, 'http_request_duration_seconds', { method: 'GET', route: '/pets/:petId', status_code: '404' }),
     ).toBe(n404);
@@ -126,6 +134,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     expect(ops('PetsA')).toBe(3);
     expect(ops('PetsB')).toBe(3);
     expect(ops('__other')).toBe(2);
+    expect(ops('__other', 'mutation')).toBe(1);
     expect(ops('__anonymous')).toBe(1);
     expect(ops('__unknown', 'unknown')).toBe(1);
     const names = new Set(family(m, 'graphql_operation_duration_seconds')!.data.map((s) => s.labels!.operation_name));
@@ -134,7 +143,14 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     expect(total(m, 'graphql_operation_errors_total', { operation_name: '__unknown', code: 'VALIDATION_FAILED' })).toBe(
       1,
     );
-    expect(total(m, 'graphql_operation_errors_total')).toBe(2);
+    expect(
+      total(m, 'graphql_operation_errors_total', {
+        operation_name: '__other',
+        operation_type: 'mutation',
+        code: 'UNAUTHENTICATED',
+      }),
+    ).toBe(1);
+    expect(total(m, 'graphql_operation_errors_total')).toBe(3);
 
     // The deprecated path's answers and the rate limit's refusals.
     expect(total(m, 'rest_deprecated_requests_total', { route: '/pets/:petId', status_code: '404' })).toBe(n404);
@@ -172,7 +188,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     await gql('query PetsA { pets(first: 1) { totalCount } }');
     const again = await scrape();
     expect(total(again, 'graphql_operation_duration_seconds', { operation_name: 'PetsA' })).toBe(4);
-    expect(total(again, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(11);
+    expect(total(again, 'http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(12);
     expect(total(again, 'api_key_cache_misses_total')).toBe(misses);
 
     // No OTEL_* variables: no tracing, so no trace ids in the request log lines.
