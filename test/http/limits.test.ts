@@ -221,6 +221,16 @@ describe('production hardening', () => {
     };
     try {
       expectApiProfile(await t.app.inject({ method: 'GET', url: '/healthz' }), 'GET /healthz');
+      expectApiProfile(await t.app.inject({ method: 'GET', url: '/readyz' }), 'GET /readyz');
+      // A CORS preflight of /graphql is the API's too.
+      expectApiProfile(
+        await t.app.inject({
+          method: 'OPTIONS',
+          url: '/graphql',
+          headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+        }),
+        'OPTIONS /graphql',
+      );
       expectApiProfile(await t.app.inject({ method: 'GET', url: '/openapi.json' }), 'GET /openapi.json');
       // REST answers and their errors, GraphQL answers and their errors.
       for (const url of ['/pets/1', '/pets/not-a-number', '/store/orders']) {
