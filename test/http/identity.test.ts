@@ -18,6 +18,10 @@ const gql = postGraphql;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** A token of these header and claims and no valid signature: what anyone can send. */
+const unsigned = (header: object, claims: object) =>
+  [header, claims].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.') + '.x';
+
 const PLACE = 'mutation ($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id petId } }';
 const ORDER = 'query ($id: ID!) { order(id: $id) { id nodeId } }';
 const ORDERS = '{ orders(first: 100) { totalCount nodes { id } } }';
@@ -317,6 +321,10 @@ describe('bad tokens: 401 invalid_token, nothing run', () => {
     ['an expired token', () => idp.sign({ expiresIn: -120 }), /expired/],
     ['a token not valid yet (nbf)', () => idp.sign({ notBefore: 600 }), /not valid yet/],
     ['a typ that is no access token', () => idp.sign({ typ: 'logout+jwt' }), /typ/],
+    // Header and issuer are read before the signature: anyone can put any JSON there (was a 500).
+    ['a typ that is not a string', async () => unsigned({ alg: 'RS256', typ: 1 }, { iss: idp.issuer }), /typ of type/],
+    ['a typ that is an object', async () => unsigned({ alg: 'RS256', typ: { a: 1 } }, { iss: idp.issuer }), /typ/],
+    ['an issuer that is not a string', async () => unsigned({ alg: 'RS256' }, { iss: [idp.issuer] }), /issuer \(iss\)/],
     ['no subject', () => idp.sign({ sub: undefined }), /sub/],
     // Longer than orders.owner holds: refused, never a 500 at the first order.
     ['a subject too long to own an order', () => idp.sign({ sub: 'x'.repeat(600) }), /sub\) is too long/],

@@ -82,6 +82,9 @@ interface Issuer {
 
 type Jose = typeof import('jose');
 
+/** A string from an unverified token, quoted for an error message, cut to a length a message can carry. */
+const quoted = (value: string): string => JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value);
+
 /**
  * The verifier of the configured issuers, or null when none is (API keys only). jose is an ES
  * module: loaded with `import()` once here (the service is CommonJS; Jest's CommonJS runtime cannot
@@ -116,7 +119,7 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
   }
   return {
     async verify(token) {
-      let claimed: string | undefined;
+      let claimed: unknown;
       let header: ReturnType<Jose['decodeProtectedHeader']>;
       try {
         claimed = jose.decodeJwt(token).iss;
@@ -124,11 +127,16 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
       } catch {
         throw invalid('The access token is malformed (not a signed JWT)');
       }
-      const trusted = claimed === undefined ? undefined : issuers.get(claimed);
-      if (!trusted)
-        throw invalid(`The access token's issuer (iss) is not trusted here: ${JSON.stringify(claimed ?? null)}`);
-      if (header.typ !== undefined && !ACCEPTED_TYP.has(header.typ.toLowerCase()))
-        throw invalid(`The token's type (typ ${JSON.stringify(header.typ)}) is not an access token (at+jwt or JWT)`);
+      // Both are read before the signature is checked: anyone can send any JSON in them, so they are
+      // only compared (never assumed strings) and only echoed when they are short strings.
+      if (typeof claimed !== 'string') throw invalid("The access token's issuer (iss) is missing or not a string");
+      const trusted = issuers.get(claimed);
+      if (!trusted) throw invalid(`The access token's issuer (iss) is not trusted here: ${quoted(claimed)}`);
+      const typ: unknown = header.typ;
+      if (typ !== undefined && (typeof typ !== 'string' || !ACCEPTED_TYP.has(typ.toLowerCase())))
+        throw invalid(
+          `The token's type (typ ${typeof typ === 'string' ? quoted(typ) : `of type ${typeof typ}`}) is not an access token (at+jwt or JWT)`,
+        );
       let getKey: JWTVerifyGetKey;
       let payload: JWTPayload;
       try {
