@@ -176,7 +176,7 @@ function invalidator(
     // Other processes' in-process caches: told over PostgreSQL (the embedded database has no others).
     if (store.kind === 'memory' && db.kind === 'postgres') {
       try {
-        await db.prisma.$queryRaw`SELECT pg_notify(${RESPONSE_CACHE_CHANNEL}, '')`;
+        await db.prisma.$executeRaw`SELECT pg_notify(${RESPONSE_CACHE_CHANNEL}, '')`;
       } catch (error) {
         log.error({ err: error }, 'response cache: could not notify other processes of a write');
       }
