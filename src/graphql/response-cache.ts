@@ -206,7 +206,14 @@ function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
     const operation = operationOf(request);
     if (!operation) return;
     const accept = request.headers.accept ?? '';
-    const key = crypto.hash('sha256', JSON.stringify([accept, ...operation]), 'base64url');
+    let key: string;
+    try {
+      key = crypto.hash('sha256', JSON.stringify([accept, ...operation]), 'base64url');
+    } catch {
+      // Nested deeper than JSON.stringify's stack reaches (this runs before the input checks): not
+      // cached, and the request goes on to be refused, or answered, as any other.
+      return;
+    }
     const found = await store.lookup(key);
     if (!found) {
       store.stats.bypasses++;

@@ -241,6 +241,26 @@ describe('the in-process response cache (RESPONSE_CACHE_TTL_S)', () => {
     expect(dataOf(otherVariables).pet).toBeNull();
   });
 
+  it('keys a request nested too deep to write as a key by not caching it: the input limit answers, never a 500', async () => {
+    // Deeper than JSON.stringify's stack: the key was computed before the input-depth check (a 500 INTERNAL).
+    const deep = `${'['.repeat(20_000)}1${']'.repeat(20_000)}`;
+    for (const [field, status] of [
+      ['variables', 400],
+      ['extensions', 200],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        payload: `{"query":"{ __typename }","${field}":{"zz":${deep}}}`,
+      });
+      expect(res.statusCode).toBe(status);
+      if (status === 400) expect(res.json().errors[0].message).toMatch(/deeper than 32 levels/);
+      else expect(dataOf(res)).toEqual({ __typename: 'Query' });
+      expect(res.headers.age).toBeUndefined();
+    }
+  });
+
   it('never serves or stores an answer for a request with credentials (a key, any Authorization header)', async () => {
     const key = await createApiKey(t, ['orders:read']);
     await get(t, { query: PET, variables: { id: petId } }, key);
