@@ -23,7 +23,7 @@ import { PET_BY_ID_URL } from './modules/pets/pet.routes';
 import type { Subscriptions } from './subscriptions/subscriptions';
 import { accessPlugin } from './http/access.plugin';
 import { compressionAndCorsPlugin } from './http/compression-cors.plugin';
-import { frameworkErrorHandler } from './http/errors';
+import { clientErrorHandler, frameworkErrorHandler } from './http/errors';
 import { healthRoutes } from './http/health.routes';
 import { httpBasicsPlugin } from './http/http-basics.plugin';
 import { landingRoutes } from './http/landing.routes';
@@ -33,7 +33,12 @@ import { requestReadScopes } from './http/read-scope';
 import { loggerOptions } from './http/request-log';
 import { petsLifecycle, restPlugin } from './http/rest.plugin';
 import { lifecycleHeaders } from './http/deprecation';
-import { securityHeaders, securityHeadersPlugin, type SecurityHeaders } from './http/security-headers';
+import {
+  apiSecurityHeaders,
+  securityHeaders,
+  securityHeadersPlugin,
+  type SecurityHeaders,
+} from './http/security-headers';
 import type { GraphQLSchema } from 'graphql';
 import { createMetrics, metricsPlugin, type Metrics } from './telemetry/metrics';
 import { tracingEnabled } from './telemetry/tracing';
@@ -108,7 +113,11 @@ function fastifyOptions(
     bodyLimit: limits.bodyBytes,
     // Time allowed to receive a whole request (slow clients hold no connection forever): 408.
     requestTimeout: limits.requestTimeoutMs,
-    http: slowClientLimits(limits.requestTimeoutMs),
+    // requireHostHeader off: Node would answer an HTTP/1.1 request without Host itself (a bare 400,
+    // no body, no header); the Host check answers it in the Error shape (http/errors.ts).
+    http: { ...slowClientLimits(limits.requestTimeoutMs), requireHostHeader: false },
+    // What Node's parser refuses (431, 408, not HTTP/1.1) in the Error shape too (http/errors.ts).
+    clientErrorHandler: clientErrorHandler(headers ? apiSecurityHeaders() : {}),
     // On close, keep-alive sockets with no request in flight are closed at once (those with one get
     // `Connection: close` on their answer: http/http-basics.plugin.ts); Fastify's default on Node >= 18.2, stated.
     forceCloseConnections: 'idle',

@@ -4,6 +4,9 @@
  * `Allow`). On /graphql the same error goes out as a GraphQL response
  * (`{ errors: [{ message, extensions: { code, status } }] }`) so GraphQL clients can read it.
  */
+import crypto from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AppError,
@@ -204,6 +207,49 @@ export function registerHostCheck(app: FastifyInstance): void {
     }
     done();
   });
+}
+
+/**
+ * What Node's HTTP parser refuses before any request exists (Fastify's `clientErrorHandler`), in the
+ * Error shape with the API's security headers and a request id, where Fastify's default writes its
+ * own body (`{"error":...,"statusCode":...}`) and no header: headers or a URL over the size limit
+ * (431), a request not received within REQUEST_TIMEOUT_MS (408), and anything that is not HTTP/1.1
+ * (`Content-Length` beside `Transfer-Encoding`, a bad chunk, a malformed request line: 400). Each is
+ * a client's mistake, logged at debug with its parser code, never as an error. As Node's and
+ * Fastify's own handlers do, the socket is then destroyed: the parser cannot find the next request.
+ */
+export function clientErrorHandler(
+  headers: Record<string, string>,
+): (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) => void {
+  return function onClientError(error, socket) {
+    // A reset connection, or one already gone: nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const body: ErrorBody =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? { code: ErrorCode.BAD_REQUEST, message: 'The request was not received in time', status: 408 }
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? {
+              code: ErrorCode.PAYLOAD_TOO_LARGE,
+              message: "The request's headers (its URL included) are larger than this server accepts",
+              status: 431,
+            }
+          : { code: ErrorCode.BAD_REQUEST, message: 'The request is not valid HTTP/1.1', status: 400 };
+    const id = crypto.randomUUID();
+    this.log.debug({ reqId: id, code: error.code, status: body.status }, 'refused by the HTTP parser');
+    if (socket.writable) {
+      const json = JSON.stringify(body);
+      const lines = [
+        `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(json)}`,
+        'Connection: close',
+        `X-Request-Id: ${id}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n${json}`);
+    }
+    socket.destroy(error);
+  };
 }
 
 /**

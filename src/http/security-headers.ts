@@ -84,6 +84,14 @@ const API_PROFILE: Readonly<HelmetOptions> = {
   xXssProtection: false,
 };
 
+/**
+ * The `api` profile's headers as name and value, for answers written before any request exists (a
+ * request Node's parser refused: `clientErrorHandler` in http/errors.ts).
+ */
+export function apiSecurityHeaders(): Record<string, string> {
+  return helmetHeaders(API_PROFILE);
+}
+
 /** Sets helmet's headers on one answer: the step every answer goes through. */
 export type SecurityHeaders = (request: FastifyRequest, reply: FastifyReply) => void;
 

@@ -79,7 +79,24 @@ describe('malformed requests from raw sockets (production)', () => {
   );
 
   it('answers a request without Host with 400 too, and serves well-formed hosts as before', async () => {
-    expect((await send(gateway.server.url, request('GET', '/pets/1', null))).status).toBe(400);
+    // HTTP/1.1 without Host: Node's parser answered it itself (a bare 400, no body, no header).
+    for (const [method, path] of [
+      ['GET', '/pets/1'],
+      ['POST', '/graphql'],
+    ]) {
+      const answer = await send(
+        gateway.server.url,
+        request(method!, path!, null, method === 'POST' ? '{"query":"{ __typename }"}' : undefined),
+      );
+      expect(answer.status).toBe(400);
+      const body = JSON.parse(answer.body);
+      expect(path === '/graphql' ? body.errors[0].extensions : body).toMatchObject({
+        code: 'BAD_REQUEST',
+        status: 400,
+      });
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['x-request-id']).toBeDefined();
+    }
     for (const host of ['localhost', 'localhost:4000', '127.0.0.1:80', '[::1]:4000', 'api.example.com']) {
       const answer = await send(gateway.server.url, request('POST', '/graphql', host, '{"query":"{ __typename }"}'));
       expect([host, answer.status]).toEqual([host, 200]);
@@ -103,6 +120,35 @@ describe('malformed requests from raw sockets (production)', () => {
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers).toMatchObject(LIFECYCLE);
   });
+
+  it.each([
+    [
+      'headers over the size limit (a 20 KB URL)',
+      request('GET', `/pets/1?x=${'a'.repeat(20_000)}`, 'localhost'),
+      431,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'Content-Length beside Transfer-Encoding',
+      'POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400, 'BAD_REQUEST'],
+  ])(
+    'answers what the HTTP parser refuses (%s) in the Error shape with the API headers',
+    async (_name, raw, status, code) => {
+      // Fastify's default wrote its own body ({"error":...,"statusCode":...}) and no header.
+      const answer = await send(gateway.server.url, raw);
+      expect(answer.status).toBe(status);
+      expect(JSON.parse(answer.body)).toEqual({ code, message: expect.any(String), status });
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(answer.headers['x-request-id']).toBeDefined();
+    },
+  );
 
   it('logged no error (no stack) for any of them', () => {
     const errors = gateway.server.output.filter((line) => /"level":50/.test(line));
