@@ -7,7 +7,7 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import type { GraphQLContext } from '../modules/context';
-import { errorReportingStep, formatError } from '../policy/errors';
+import { errorReportingStep, formatErrorFor } from '../policy/errors';
 import { JitGateway } from './jit-gateway';
 import { createLimits, type GraphQLLimits } from '../policy/limits';
 import { operationAccessStep } from '../policy/operation-access';
@@ -60,7 +60,8 @@ export async function createApollo(
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
     ...(config.graphql.jit ? { gateway: new JitGateway(schema) } : { schema }),
-    formatError,
+    // Without introspection, no "Did you mean ...?" in any error (variables' and arguments' too).
+    formatError: formatErrorFor({ hideSuggestions: !config.graphql.introspection }),
     // Fastify owns shutdown (main.ts). Apollo's default (on outside NODE_ENV=test) stops itself on
     // SIGINT/SIGTERM and re-sends the signal, which close-with-grace takes for a second one: exit 1
     // with the in-flight requests dropped.

@@ -145,6 +145,25 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   };
 }
 
+/**
+ * `formatError` for a server whose introspection is off (`hideSuggestions`): no message keeps
+ * graphql-js's "Did you mean ...?" hint. Apollo's `hideSchemaDetailsFromClientErrors` removes it
+ * from validation errors only; a variable's value (`{ statu: ... }` for a `PetFilter`, an enum value
+ * misspelt) and a field's argument are refused while executing, with the hint naming the schema's
+ * field or value.
+ */
+export function formatErrorFor({
+  hideSuggestions,
+}: {
+  hideSuggestions: boolean;
+}): (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError {
+  if (!hideSuggestions) return formatError;
+  return (formatted, error) => {
+    const out = formatError(formatted, error);
+    return { ...out, message: withoutSuggestions(out.message) };
+  };
+}
+
 function isExpected(error: unknown): boolean {
   if (appErrorOf(error) || isArgumentRefusal(error)) return true;
   return error instanceof GraphQLError && requestErrorOf(error) !== undefined;

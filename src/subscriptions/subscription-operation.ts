@@ -16,6 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values';
 import { BadRequestError, type AppError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
 import { withoutSuggestions } from '../policy/errors';
@@ -94,6 +95,22 @@ export function checkSubscription(
   const variables = payload.variables ?? {};
   const badVariables = variablesError(variables, inputDepth);
   if (badVariables) return fail(badVariables);
+  // Coerced here, as Apollo does before executing over HTTP (BAD_USER_INPUT, 400): graphql-js's own
+  // refusal while subscribing has no code, and was masked as INTERNAL.
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
+  if (coerced.errors) {
+    return {
+      errors: coerced.errors.map(
+        (e) =>
+          new GraphQLError(hideSuggestions ? withoutSuggestions(e.message) : e.message, {
+            nodes: e.nodes,
+            // A scalar's own refusal (an ID that is not one) is answered with its message, as over HTTP.
+            originalError: e.originalError,
+            extensions: { code: 'BAD_USER_INPUT' },
+          }),
+      ),
+    };
+  }
   const cost = listed?.document ? null : limits.costError(schema, document, variables);
   if (cost) return { errors: [cost] };
   // The whole document against the scope table, as for queries (operation-access.ts): the

@@ -58,7 +58,7 @@ import type { GraphQLContext } from '../modules/context';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { apolloError } from '../common/graphql/apollo-error';
 import { Reads } from '../read/reads';
-import { formatError } from '../policy/errors';
+import { formatErrorFor } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
@@ -142,7 +142,12 @@ function closeOnExpiry(socket: WebSocket, expiresAt: number): () => void {
 }
 
 /** A formatted error as a client sees it; unexpected ones are logged and carry an id to quote. */
-function formatForClient(error: GraphQLError, requestId: string, log: FastifyRequest['log']) {
+function formatForClient(
+  formatError: ReturnType<typeof formatErrorFor>,
+  error: GraphQLError,
+  requestId: string,
+  log: FastifyRequest['log'],
+) {
   const formatted = formatError(error.toJSON(), error);
   if (formatted.extensions?.code !== ErrorCode.INTERNAL) return formatted;
   log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error (subscription)');
@@ -346,6 +351,7 @@ function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) 
     hideSuggestions: !introspection,
     trustedDocuments,
   };
+  const formatError = formatErrorFor({ hideSuggestions: !introspection });
   return makeServer<Record<string, unknown> | undefined, Extra>({
     schema,
     onConnect: (ctx) => acceptConnection(state, options, ctx),
@@ -356,11 +362,14 @@ function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) 
     onNext(_ctx, _id, _payload, args, result) {
       if (!result.errors) return;
       const context = args.contextValue as GraphQLContext;
-      return { ...result, errors: result.errors.map((e) => formatForClient(e, context.requestId, context.log)) };
+      return {
+        ...result,
+        errors: result.errors.map((e) => formatForClient(formatError, e, context.requestId, context.log)),
+      };
     },
     onError(ctx, id, _payload, errors) {
       const { request } = ctx.extra;
-      return errors.map((e) => formatForClient(e, `${request.id}:${id}`, request.log));
+      return errors.map((e) => formatForClient(formatError, e, `${request.id}:${id}`, request.log));
     },
   });
 }

@@ -219,6 +219,22 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
     expect(error[0]!.message).not.toMatch(/Did you mean/);
     expect(error[0]!.message).toBe(http.body.errors[0].message);
     expect(error[0]!.extensions!.code).toBe(http.body.errors[0].extensions.code);
+    // Nor for a variable's value refused (a misspelt enum value: the hint would name the real one).
+    const subscription =
+      'subscription ($f: PetFilter) { stockChanged { pet { category { pets(filter: $f) { totalCount } } } } }';
+    const c2 = connectWs(url);
+    type Refused = { message: string; extensions?: Record<string, unknown> }[];
+    // Refused when the subscription starts executing: a `next` with the errors, then `complete`.
+    const started = subscribe(c2, subscription, { f: { status: 'AVAILABL' } });
+    const refused = await Promise.race([
+      started.error.then((e) => e as Refused),
+      started.take(1).then(([r]) => r!.errors as unknown as Refused),
+    ]);
+    await c2.dispose();
+    expect(refused[0]!.message).toMatch(/^Variable "\$f" got invalid value/);
+    expect(refused[0]!.message).not.toMatch(/Did you mean|"AVAILABLE"/);
+    // A client's mistake, as over HTTP: it was masked as INTERNAL (and logged as an error).
+    expect(refused[0]!.extensions).toEqual({ code: 'VALIDATION_FAILED', status: 400 });
   });
 
   it('item 8: HTTP status and the error body status agree on every route and method (CORS on)', async () => {

@@ -252,11 +252,30 @@ describe('limits', () => {
     expect(await invalid.error).toEqual([
       expect.objectContaining({ extensions: { code: 'VALIDATION_FAILED', status: 400 } }),
     ]);
-    // Variables are coerced when the subscription starts: its one result carries the error, then it completes.
+    // Variables are coerced before the subscription starts, as over HTTP before executing: refused
+    // with the scalar's own message (its result used to carry it, or INTERNAL for an input's field).
     const badId = subscribe(c, STOCK, { petIds: ['x'] });
-    await badId.completed;
-    expect(badId.results[0]!.errors).toEqual([
-      expect.objectContaining({ extensions: expect.objectContaining({ code: 'VALIDATION_FAILED' }) }),
+    expect(await badId.error).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/ID/),
+        extensions: { code: 'VALIDATION_FAILED', status: 400 },
+      }),
+    ]);
+    const overHttp = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query ($id: ID!) { pet(id: $id) { id } }', variables: { id: 'x' } }),
+    });
+    expect(((await badId.error) as { message: string }[])[0]!.message).toBe(
+      ((await overHttp.json()) as { errors: { message: string }[] }).errors[0]!.message,
+    );
+    const badFilter = subscribe(
+      c,
+      'subscription ($f: PetFilter) { stockChanged { pet { category { pets(filter: $f) { totalCount } } } } }',
+      { f: { status: 'NOPE' } },
+    );
+    expect(await badFilter.error).toEqual([
+      expect.objectContaining({ extensions: { code: 'VALIDATION_FAILED', status: 400 } }),
     ]);
   });
 

@@ -290,6 +290,22 @@ describe('production hardening', () => {
         payload: { query: '{ pet { nam } }' },
       });
       expect(typo.body).not.toMatch(/Did you mean/);
+      // Nor in a variable's value refused (a misspelt input field, a misspelt enum value), still 400.
+      for (const [filter, hint] of [
+        [{ statu: 'AVAILABLE' }, '"status"'],
+        [{ status: 'AVAILABL' }, '"AVAILABLE"'],
+      ] as const) {
+        const variable = await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: json,
+          payload: { query: 'query ($f: PetFilter) { pets(filter: $f) { totalCount } }', variables: { f: filter } },
+        });
+        expect(variable.statusCode).toBe(400);
+        expect(variable.json().errors[0].message).toMatch(/^Variable "\$f" got invalid value/);
+        expect(variable.json().errors[0].message).not.toMatch(/Did you mean/);
+        expect(variable.json().errors[0].message).not.toContain(hint);
+      }
       // Without a landing page, GET /graphql is the API's too: its CSP header is back.
       expect(page.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
       expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
