@@ -13,4 +13,9 @@ GRANT USAGE ON SCHEMA public TO petstore_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO petstore_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO petstore_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO petstore_app;
+-- Behind PgBouncer in transaction mode the gateway sends no startup parameters: the role's defaults
+-- bound a statement on the server too, and give the planner setting of direct connections
+-- (docs/postgres-topologies.md, "PgBouncer").
+ALTER ROLE petstore_app SET statement_timeout = '15s';
+ALTER ROLE petstore_app SET enable_memoize = off;
 SQL

@@ -71,6 +71,20 @@ describe('compose.yaml', () => {
       expect(fs.existsSync(path.join(root, mount[1]!))).toBe(true);
   });
 
+  it('trusts no X-Forwarded-For: the gateway publishes its port and no proxy stands in front of it', () => {
+    // TRUST_PROXY=true here let any client choose its address, and so its rate limit.
+    expect(services.get('gateway')).toMatch(/ports:\n\s+- '4000:4000'/);
+    expect([...services.keys()].filter((s) => /proxy|nginx|haproxy|traefik|envoy|caddy/.test(s))).toEqual([]);
+    expect(services.get('gateway')).toMatch(/TRUST_PROXY: 'false'/);
+  });
+
+  it("gives the gateway's role, behind PgBouncer, the server-side settings it cannot send there", () => {
+    expect(services.get('gateway')).toMatch(/DATABASE_URL: .*\?pgbouncer=true/);
+    const roles = read('deploy/postgres/roles.sh');
+    expect(roles).toMatch(/ALTER ROLE petstore_app SET statement_timeout = '\d+s';/);
+    expect(roles).toMatch(/ALTER ROLE petstore_app SET enable_memoize = off;/);
+  });
+
   it('gives the gateway and the migration job only variables the configuration knows', () => {
     for (const service of ['gateway', 'migrate']) {
       const env = /environment:\n((?: {6}.*\n)+)/.exec(services.get(service)!)![1]!;
