@@ -24,7 +24,17 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A whole number in [min, max]. An empty value (what `${VAR}` in a compose file or a template gives
+ * for an unset variable) is refused like any other bad value: coerced, it was 0, which turns many
+ * settings off (REQUEST_TIMEOUT_MS, SUBSCRIPTION_KEEPALIVE_MS) or PORT to a random port.
+ */
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { message: 'is empty: give a whole number, or unset it for its default' })
+    .pipe(z.coerce.number<string>().int().min(min).max(max));
 
 /** What `request.ip` is taken from (docs/deployment.md#behind-a-load-balancer); see `trustProxy` below. */
 export type TrustProxy = false | number | string[];

@@ -85,6 +85,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ GRAPHQL_FEDERATION: 'v2' })).toThrow(/GRAPHQL_FEDERATION/);
   });
 
+  it('refuses an empty number (an unset variable in a template) rather than reading 0', () => {
+    for (const name of [
+      'PORT',
+      'REQUEST_TIMEOUT_MS',
+      'SUBSCRIPTION_KEEPALIVE_MS',
+      'API_KEY_CACHE_TTL_MS',
+      'GRAPHQL_MAX_ALIASES',
+    ]) {
+      for (const empty of ['', '  ']) {
+        expect(() => loadConfig({ [name]: empty })).toThrow(new RegExp(`${name}: is empty`));
+      }
+    }
+    expect(loadConfig({ PORT: ' 4001 ' }).port).toBe(4001);
+  });
+
   it('caches API keys for 60 s unless API_KEY_CACHE_TTL_MS says otherwise (0: no cache)', () => {
     expect(loadConfig({}).apiKeys).toEqual({ cacheTtlMs: 60_000 });
     expect(loadConfig({ API_KEY_CACHE_TTL_MS: '0' }).apiKeys).toEqual({ cacheTtlMs: 0 });
