@@ -39,7 +39,22 @@ export interface SocketBounds {
   maxBufferedBytes: number;
   /** Charges one message to the connection's payer: null when within budget, else the refusal's text. */
   charge(): Promise<string | null>;
+  /**
+   * The server is shutting down: the subscriptions it ends are not over for the client, so their
+   * `complete` is not sent. The close that follows (1001) makes a graphql-ws client reconnect and
+   * subscribe again, to another process; a `complete` would end each subscription for good.
+   */
+  goingAway(): boolean;
   log: FastifyBaseLogger;
+}
+
+/** Whether `data` is graphql-ws's Complete message (only parsed while going away). */
+function isComplete(data: string): boolean {
+  try {
+    return (JSON.parse(data) as { type?: unknown }).type === 'complete';
+  } catch {
+    return false;
+  }
 }
 
 /** What the reading side of a connection does with each message (serveGraphqlWs). */
@@ -161,6 +176,7 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
       send: (data) =>
         new Promise<void>((resolve) => {
           if (socket.readyState !== socket.OPEN || overflowing()) return resolve();
+          if (bounds.goingAway() && isComplete(data)) return resolve();
           socket.send(data, () => resolve());
         }),
       close: (code, reason) => closeAndCut(code ?? 1000, reason ?? ''),

@@ -29,8 +29,9 @@
  * Events come from the database (src/modules/events/store-events.ts). When the LISTEN connection is
  * lost, events are being missed: every connection is closed with 1013 ("try again later"), and new
  * ones are refused until it is back, so clients reconnect and refetch instead of silently missing
- * changes. On shutdown, subscriptions end after the events already queued for them are sent, then
- * sockets close with 1001 ("going away"); graphql-ws clients reconnect (to another process).
+ * changes. On shutdown, subscriptions end after the events already queued for them are sent, without
+ * a `complete` (they are not over for the client), then sockets close with 1001 ("going away"):
+ * graphql-ws clients reconnect and subscribe again, to another process.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
@@ -316,7 +317,14 @@ async function startSubscription(
   const { settings, schema, limits, costBudget } = deps;
   const conn = state.connections.get(socket);
   const fail = (error: AppError) => [gqlError(error)];
-  if (!conn || state.closing) return fail(new BadRequestError('The server is shutting down; reconnect'));
+  if (state.closing) {
+    // Not an error the client sees (that would end its subscription for good): the socket closes
+    // first, so the error below is never sent, and the client subscribes again on its next
+    // connection (to another process).
+    socket.close(GOING_AWAY, 'Server shutting down');
+    return fail(new BadRequestError('The server is shutting down; reconnect'));
+  }
+  if (!conn) return fail(new BadRequestError('The connection is closing; reconnect'));
   // This subscription is already counted in ctx.subscriptions.
   if (Object.keys(ctx.subscriptions).length > settings.perConnection) {
     return fail(new RateLimitedError(`At most ${settings.perConnection} subscriptions per connection`));
@@ -376,7 +384,9 @@ function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) 
 
 /**
  * Shutdown (Fastify's preClose, before the HTTP server stops): subscriptions end once their queued
- * events are sent, then every socket closes with 1001; bounded by the shutdown timeout.
+ * events are sent (no `complete` goes out: `goingAway` in subscription-socket.ts), then every socket
+ * closes with 1001, which graphql-ws clients answer by reconnecting and subscribing again; bounded by
+ * the shutdown timeout.
  */
 async function endOnShutdown(
   state: ConnectionState,
@@ -441,6 +451,7 @@ function subscriptionRoute(
         keepAliveMs: settings.keepAliveMs,
         maxBufferedBytes: settings.maxBufferedBytes,
         log: request.log,
+        goingAway: () => state.closing,
         // The payer is the key once connection_init named one, the address before and without.
         charge: async () => {
           const charge = await limiter.charge(rateLimitSubject(conn.caller, conn.address));

@@ -2,7 +2,8 @@
  * A TCP proxy a test controls, to take a dependency (PostgreSQL, Redis) away from a server process
  * and give it back: `refuse()` closes every connection and refuses new ones (the service is down),
  * `blackhole()` keeps connections open but forwards nothing either way (the service stopped
- * answering: a hung host, a dropped network), `restore()` forwards again.
+ * answering: a hung host, a dropped network), `restore()` forwards again. `retarget()` sends new
+ * connections elsewhere (a load balancer moving to another instance); open ones stay where they are.
  */
 import net from 'node:net';
 
@@ -13,14 +14,16 @@ export interface TcpProxy {
   refuse(): Promise<void>;
   blackhole(): void;
   restore(): Promise<void>;
+  retarget(host: string, port: number): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let mode: 'forward' | 'blackhole' | 'refuse' = 'forward';
+  const target = { host: targetHost, port: targetPort };
   const pairs = new Set<[net.Socket, net.Socket]>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, targetHost);
+    const upstream = net.connect(target.port, target.host);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     pairs.add(pair);
     const end = () => {
@@ -70,6 +73,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     blackhole() {
       mode = 'blackhole';
+    },
+    retarget(host, port) {
+      target.host = host;
+      target.port = port;
     },
     async restore() {
       if (mode === 'blackhole') {
