@@ -292,10 +292,8 @@ async function serveClusterMetrics(
       resolve();
     });
   }).catch((error: unknown) => {
-    writeFatal(error, (e) => {
-      const line = explainListenError(e, { host: listen.host, port: listen.port });
-      return line && { message: line.message.replace(/PORT/g, 'METRICS_PORT'), setting: 'METRICS_PORT' };
-    });
+    // Only the metrics listener here: its settings are the ones named.
+    writeFatal(error, (e) => explainListenError(e, { host: '', port: -1, metrics: listen }));
     process.exit(1);
   });
   log.info({ metrics: `http://${listen.host}:${listen.port}/metrics` }, 'metrics listening');

@@ -21,21 +21,34 @@ export function checkPortFree(host: string, port: number): Promise<void> {
   });
 }
 
-/** The one line for a port in use or a HOST that is not this machine's, naming the setting; else null. */
-export function explainListenError(error: unknown, config: Pick<Config, 'host' | 'port'>): FatalLine | null {
-  const code = (error as { code?: string } | null)?.code;
+/** What a listen error is explained against: the public port, and the metrics port when it is on. */
+export type Listeners = Pick<Config, 'host' | 'port'> & { metrics?: Pick<Config['metrics'], 'host' | 'port'> };
+
+/**
+ * The one line for a port in use or a host that is not this machine's, naming the setting of the
+ * listener that failed (Node's error carries its port): PORT and HOST for the public port,
+ * METRICS_PORT and METRICS_HOST for the metrics listener; else null.
+ */
+export function explainListenError(error: unknown, listeners: Listeners): FatalLine | null {
+  const { code, port: failedPort } = (error ?? {}) as { code?: string; port?: number };
+  const { metrics } = listeners;
+  const onMetrics =
+    metrics !== undefined && metrics.port > 0 && failedPort === metrics.port && failedPort !== listeners.port;
+  const [host, port, portSetting, hostSetting] = onMetrics
+    ? [metrics.host, metrics.port, 'METRICS_PORT', 'METRICS_HOST']
+    : [listeners.host, listeners.port, 'PORT', 'HOST'];
   if (code === 'EADDRINUSE') {
     return {
       message:
-        `Port ${config.port} on ${config.host} is already in use (another server still running?). ` +
-        `Stop that process, or set PORT to a free port (PORT=${config.port === 4000 ? 4001 : 4000} npm start).`,
-      setting: 'PORT',
+        `Port ${port} on ${host} is already in use (another server still running?). ` +
+        `Stop that process, or set ${portSetting} to a free port (${portSetting}=${port === 4000 ? 4001 : port + 1}).`,
+      setting: portSetting,
     };
   }
   if (code === 'EADDRNOTAVAIL') {
     return {
-      message: `HOST ${config.host} is not an address of this machine: set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses.`,
-      setting: 'HOST',
+      message: `${hostSetting} ${host} is not an address of this machine: set ${hostSetting} to 0.0.0.0, 127.0.0.1 or one of its addresses.`,
+      setting: hostSetting,
     };
   }
   return null;

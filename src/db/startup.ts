@@ -244,7 +244,7 @@ export function pgliteIsNew(dataDir: string): boolean {
  */
 export function explainStartupError(
   error: unknown,
-  config?: Pick<Config, 'host' | 'port' | 'database'>,
+  config?: Pick<Config, 'host' | 'port' | 'database' | 'metrics'>,
 ): string | null {
   if (
     error instanceof ConfigError ||
@@ -271,7 +271,7 @@ export function explainStartupError(
 }
 
 /** The setting an explained error names (for the JSON line's `setting` field). */
-function settingOf(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database'>): string | undefined {
+function settingOf(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database' | 'metrics'>): string | undefined {
   if (error instanceof StartupError) return error.setting;
   const listenProblem = config ? explainListenError(error, config) : null;
   if (listenProblem) return listenProblem.setting;
@@ -290,7 +290,7 @@ function settingOf(error: unknown, config?: Pick<Config, 'host' | 'port' | 'data
  */
 export function reportStartupFailure(
   error: unknown,
-  config?: Pick<Config, 'host' | 'port' | 'database'>,
+  config?: Pick<Config, 'host' | 'port' | 'database' | 'metrics'>,
   options: { what?: string; env?: NodeJS.ProcessEnv } = {},
 ): void {
   writeFatal(

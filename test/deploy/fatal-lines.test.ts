@@ -109,6 +109,57 @@ describe('fatal start-up lines', () => {
   });
 });
 
+describe('a metrics listener that cannot listen', () => {
+  it('names METRICS_PORT and its port, not PORT (which is free)', async () => {
+    const net = await import('node:net');
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    try {
+      const taken = (holder.address() as { port: number }).port;
+      const { code, lines } = await failed('src/main.js', {
+        NODE_ENV: 'production',
+        PORT: '0',
+        METRICS_PORT: String(taken),
+        METRICS_HOST: '127.0.0.1',
+      });
+      expect(code).toBe(1);
+      expect(parsed(lines)).toEqual([
+        expect.objectContaining({
+          level: 60,
+          setting: 'METRICS_PORT',
+          msg: expect.stringMatching(
+            new RegExp(`^Port ${taken} on 127\\.0\\.0\\.1 is already in use.*set METRICS_PORT`),
+          ),
+        }),
+      ]);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('names METRICS_HOST for an address that is not this machine', async () => {
+    const net = await import('node:net');
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const { code, lines } = await failed('src/main.js', {
+      NODE_ENV: 'production',
+      PORT: '0',
+      METRICS_PORT: String(port),
+      METRICS_HOST: '10.255.255.1',
+    });
+    expect(code).toBe(1);
+    expect(parsed(lines)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting: 'METRICS_HOST',
+        msg: expect.stringMatching(/^METRICS_HOST 10\.255\.255\.1 is not an address of this machine/),
+      }),
+    ]);
+  });
+});
+
 describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command, on a database that does not exist', () => {
   it('explains it as the server does, in one JSON line naming DATABASE_URL', async () => {
     const url = new URL(process.env.TEST_DATABASE_URL!);
