@@ -271,7 +271,10 @@ export function explainStartupError(
 }
 
 /** The setting an explained error names (for the JSON line's `setting` field). */
-function settingOf(error: unknown, config?: Pick<Config, 'host' | 'port' | 'database' | 'metrics'>): string | undefined {
+function settingOf(
+  error: unknown,
+  config?: Pick<Config, 'host' | 'port' | 'database' | 'metrics'>,
+): string | undefined {
   if (error instanceof StartupError) return error.setting;
   const listenProblem = config ? explainListenError(error, config) : null;
   if (listenProblem) return listenProblem.setting;
