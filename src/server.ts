@@ -75,8 +75,17 @@ function listenAsWorker(hangUpStops: boolean): void {
  * a bad trusted-documents manifest (a StartupError: it stops the start before the database is
  * opened, seconds on a first start; buildApp reads the files again and validates the documents).
  */
-function checkBeforeOpening(config: Pick<Config, 'database' | 'trustedDocuments'>, log: Logger): void {
+function checkBeforeOpening(config: Pick<Config, 'database' | 'trustedDocuments' | 'env'>, log: Logger): void {
   const settings = config.database;
+  if (config.env === 'production' && settings.kind === 'pglite' && !cluster.isWorker) {
+    // Allowed (a demo, a smoke test of the production settings), but never silently: a forgotten
+    // DATABASE_URL would otherwise give a one-process service keeping its data in a local directory.
+    log.warn(
+      { dataDir: settings.dataDir },
+      'NODE_ENV=production without DATABASE_URL: running on the embedded database (one process, data in a local ' +
+        'directory), meant for development, demos and tests; set DATABASE_URL to a PostgreSQL server (docs/deployment.md).',
+    );
+  }
   if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
     log.warn(
       'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +

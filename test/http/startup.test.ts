@@ -85,6 +85,21 @@ describe('starting the service', () => {
     );
   });
 
+  it('warns, once, when production runs on the embedded database (no DATABASE_URL), and not in development', async () => {
+    const production = await startServerProcess({ NODE_ENV: 'production', PGLITE_DATA_DIR: path.join(tmp, 'prod') });
+    await production.stop();
+    const warnings = (server: { output: string[] }) =>
+      server.output
+        .map((l) => JSON.parse(l) as { level: number; msg: string })
+        .filter((m) => m.level === 40 && /without DATABASE_URL/.test(m.msg));
+    expect(warnings(production)).toEqual([
+      expect.objectContaining({ msg: expect.stringMatching(/embedded database.*set DATABASE_URL/) }),
+    ]);
+    const development = await startServerProcess({ PGLITE_DATA_DIR: path.join(tmp, 'prod') });
+    await development.stop();
+    expect(warnings(development)).toEqual([]);
+  });
+
   it('answers a port in use with one line naming PORT', async () => {
     const holder = await listeningServer();
     try {
