@@ -129,7 +129,9 @@ function closeGracefully(app: FastifyInstance, closers: Closer[], shutdownTimeou
   // A worker's SIGTERM, SIGINT and SIGHUP are listenAsWorker's (above).
   const skip: ('SIGHUP' | 'SIGTERM' | 'SIGINT')[] = app.trustedDocuments || cluster.isWorker ? ['SIGHUP'] : [];
   if (cluster.isWorker) skip.push('SIGTERM', 'SIGINT');
-  const grace = closeWithGrace({ delay: shutdownTimeoutMs, skip }, async ({ signal, err }) => {
+  // Its own lines ("killed by timeout", "second SIGTERM, exiting") through the app's logger: JSON
+  // in production like every other line, where its default (console) wrote plain text to stderr.
+  const grace = closeWithGrace({ delay: shutdownTimeoutMs, skip, logger: app.log }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal: signal ?? 'the primary' }, 'shutting down: finishing in-flight requests');
     for (const closer of closers) {

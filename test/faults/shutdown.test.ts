@@ -173,6 +173,29 @@ describe('a second signal', () => {
     await new Promise((r) => setTimeout(r, 300));
     fixture.server.child.kill('SIGTERM');
     expect(await exitCode(fixture)).toBe(1);
+    // Said as every other line is (JSON in production), not as plain text on stderr.
+    expect(fixture.server.output.map((l) => JSON.parse(l) as { msg: string })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ level: 50, msg: expect.stringMatching(/^second SIGTERM/) })]),
+    );
+    agent.destroy();
+  });
+});
+
+describe('SHUTDOWN_TIMEOUT_MS passing', () => {
+  let fixture: GatewayFixture;
+  afterEach(() => fixture?.dispose());
+
+  it('exits 1 with a JSON line saying so while a request is still in flight', async () => {
+    fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '1500' });
+    const agent = new http.Agent({ keepAlive: true });
+    const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
+    held.answer.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    fixture.server.child.kill('SIGTERM');
+    expect(await exitCode(fixture)).toBe(1);
+    expect(fixture.server.output.map((l) => JSON.parse(l) as { msg: string })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ level: 50, msg: 'killed by timeout (1500ms)' })]),
+    );
     agent.destroy();
   });
 });
