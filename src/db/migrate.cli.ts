@@ -8,7 +8,7 @@
  */
 import { loadConfig, readEnvFile, type Config } from '../config';
 import { openDatabase } from './open';
-import { readMigrations } from './migrate';
+import { readMigrations, unknownMigrations } from './migrate';
 import { reportStartupFailure } from './startup';
 
 let config: Config | undefined;
@@ -22,13 +22,23 @@ async function main(): Promise<void> {
     progress: (msg) => console.error(msg),
     applied: (name) => applied.push(name),
   });
-  await db.close();
+  let unknown: string[];
+  try {
+    unknown = await unknownMigrations(db);
+  } finally {
+    await db.close();
+  }
   const total = readMigrations().length;
   console.log(
     applied.length
       ? `applied ${applied.length} migration(s): ${applied.join(', ')}`
       : `database is up to date (${total} migration(s))`,
   );
+  if (unknown.length)
+    console.log(
+      `the database also has ${unknown.length} migration(s) this release does not know, applied by a newer one: ` +
+        `${unknown.join(', ')} (not an error: migrations only add, docs/deployment.md)`,
+    );
 }
 
 main().catch((error: unknown) => {

@@ -106,7 +106,11 @@ function pendingOf(migrations: Migration[], rows: AppliedRow[]): Migration[] {
     const previous = applied.get(migration.name);
     if (previous) {
       if (previous.checksum !== migration.checksum) {
-        throw new MigrationError(`Migration ${migration.name} was changed after it was applied (checksum differs)`);
+        throw new MigrationError(
+          `Migration ${migration.name} was changed after it was applied (checksum differs). A migration is never ` +
+            'edited once applied: restore its file as it was released (git checkout), and write the change as a ' +
+            'new migration (docs/deployment.md, "Backward-compatible migrations").',
+        );
       }
       continue;
     }
@@ -164,4 +168,19 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<void
     await session.exec('ROLLBACK');
     throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
   }
+}
+
+/**
+ * Migrations applied to `db` that `migrations` does not know: a newer release's (a rollback, or an
+ * older release's migrate command run after a newer one). Not an error (expand-only migrations keep
+ * older code working), but the migrate command says so rather than "up to date".
+ */
+export async function unknownMigrations(db: Database, migrations: Migration[] = readMigrations()): Promise<string[]> {
+  const known = new Set(migrations.map((m) => m.name));
+  const rows = await db.withMigrationSession((session) =>
+    session.query<{ migration_name: string }>(
+      'SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL ORDER BY migration_name',
+    ),
+  );
+  return rows.map((r) => r.migration_name).filter((name) => !known.has(name));
 }

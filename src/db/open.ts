@@ -52,7 +52,10 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     if (migrations === 'apply') {
       const names = await migrate(db, undefined, (migration, index, count) =>
         progress(`applying migration ${index} of ${count}: ${migration.name}`),
-      );
+      ).catch((error: unknown) => {
+        // At start (no `migrations` option: MIGRATE_ON_START decided), not in the migrate command.
+        throw settings.kind === 'postgres' && options.migrations === undefined ? explainMigrationRefused(error) : error;
+      });
       for (const name of names) applied?.(name);
     } else {
       const pending = await pendingMigrations(db);
@@ -70,4 +73,21 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     throw error;
   }
   return db;
+}
+
+/**
+ * A role that may not change the schema (42501, insufficient privilege: the least-privilege role of
+ * docs/deployment.md) asked to migrate: MIGRATE_ON_START=true (the default) is the setting to change,
+ * where PostgreSQL's own words point at the grants.
+ */
+function explainMigrationRefused(error: unknown): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  const message = (error as Error | null)?.message ?? '';
+  if (code !== '42501' && !/permission denied/.test(message)) return error;
+  return new StartupError(
+    `The role of DATABASE_URL may not change the schema (${message}), and migrations run at start ` +
+      `(MIGRATE_ON_START=true, the default). Set MIGRATE_ON_START=false for this role, and run the migrate ` +
+      `command (${MIGRATE_COMMAND}) as the schema's owner before starting (docs/deployment.md, "Migrations as their own step").`,
+    { setting: 'MIGRATE_ON_START' },
+  );
 }

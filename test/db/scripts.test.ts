@@ -27,6 +27,26 @@ describe('database scripts on the embedded database', () => {
     expect(second).toMatchObject({ code: 0, stdout: `database is up to date (${names.length} migration(s))\n` });
   });
 
+  it("db:migrate of an older release names the newer release's migrations it does not know", async () => {
+    const db = await createDatabase({ kind: 'pglite', dataDir });
+    try {
+      await db.prisma
+        .$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+        VALUES ('newer', 'x', '29990101000000_from_a_newer_release', now(), now(), 1)`;
+    } finally {
+      await db.close();
+    }
+    const names = readMigrations().map((m) => m.name);
+    const result = await runScript('src/db/migrate.cli.js', [], env);
+    expect(result).toMatchObject({
+      code: 0,
+      stdout:
+        `database is up to date (${names.length} migration(s))\n` +
+        'the database also has 1 migration(s) this release does not know, applied by a newer one: ' +
+        '29990101000000_from_a_newer_release (not an error: migrations only add, docs/deployment.md)\n',
+    });
+  });
+
   it('db:seed loads the demo catalogue through the store rules, once', async () => {
     const seeded = await runScript('prisma/seed.js', [], env);
     expect(seeded).toMatchObject({ code: 0, stdout: 'seeded 5 categories and 17 pets\n' });
