@@ -555,10 +555,9 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
     noteWrite: router ? (caller) => router.writes.wrote(caller) : undefined,
     listen: (channel, handlers) => {
       if (!listener) {
-        handlers.onState(
-          false,
-          new Error('LISTEN needs a session: DATABASE_URL goes through a pooler and DATABASE_DIRECT_URL is unset'),
-        );
+        // Not listening, and never will be: no error (its listeners log an error as a lost connection
+        // that is being retried, with a stack). The start says it once (server.ts, checkBeforeOpening).
+        handlers.onState(false);
         return Promise.resolve(async () => undefined);
       }
       return listeners.add(listener.listen(channel, handlers));

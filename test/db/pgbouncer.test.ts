@@ -128,6 +128,12 @@ describeWithPgBouncer('the gateway behind PgBouncer in transaction mode', () => 
     expect(JSON.parse(warnings[0]!).msg).toMatch(
       /subscriptions get no events .* set DATABASE_DIRECT_URL to the primary's own address/,
     );
+    // And only that line: no error with a stack about a LISTEN connection "reconnecting" that never will.
+    expect(
+      alone.output.filter(
+        (line) => /LISTEN|"level":(50|60)/.test(line) && !line.includes('set DATABASE_DIRECT_URL to'),
+      ),
+    ).toEqual([]);
     // Everything else works.
     const reply = await gql(alone.url, '{ pets(first: 1) { totalCount } }', {}, admin);
     expect(reply.errors).toBeUndefined();
