@@ -55,3 +55,19 @@ export function writeFatal(
     else console.error('(run with LOG_LEVEL=debug for the details)');
   }
 }
+
+/**
+ * A progress line of a command (the migrate command's "applying migration 2 of 7"), on stderr: JSON
+ * at info level where fatal lines are JSON (production), so that its log is one format; plain text
+ * for a person at a terminal otherwise.
+ */
+export function writeProgress(message: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (!fatalLinesAreJson(env)) {
+    console.error(message);
+    return;
+  }
+  progressLog ??= pino({ level: 'info' }, pino.destination({ dest: 2, sync: true }));
+  progressLog.info(message);
+}
+
+let progressLog: ReturnType<typeof pino> | undefined;

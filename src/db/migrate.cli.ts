@@ -10,6 +10,7 @@ import { loadConfig, readEnvFile, type Config } from '../config';
 import { openDatabase } from './open';
 import { readMigrations, unknownMigrations } from './migrate';
 import { reportStartupFailure } from './startup';
+import { writeProgress } from '../fatal-log';
 
 let config: Config | undefined;
 
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
   const applied: string[] = [];
   const db = await openDatabase(config, {
     migrations: 'apply',
-    progress: (msg) => console.error(msg),
+    // JSON in production, like its fatal lines (src/fatal-log.ts).
+    progress: (msg) => writeProgress(msg),
     applied: (name) => applied.push(name),
   });
   let unknown: string[];

@@ -27,6 +27,25 @@ describe('database scripts on the embedded database', () => {
     expect(second).toMatchObject({ code: 0, stdout: `database is up to date (${names.length} migration(s))\n` });
   });
 
+  it('db:migrate in production writes its progress as JSON lines, as its fatal lines', async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-scripts-prod-'));
+    try {
+      prepareDataDir(fresh, 'empty');
+      const result = await runScript('src/db/migrate.cli.js', [], { PGLITE_DATA_DIR: fresh, NODE_ENV: 'production' });
+      expect(result.code).toBe(0);
+      const lines = result.stderr.split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) {
+        expect(JSON.parse(line)).toMatchObject({
+          level: 30,
+          msg: expect.stringMatching(/^applying migration \d+ of \d+: /),
+        });
+      }
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it("db:migrate of an older release names the newer release's migrations it does not know", async () => {
     const db = await createDatabase({ kind: 'pglite', dataDir });
     try {
