@@ -20,8 +20,12 @@ export const projectRoot: string = (() => {
   return dir;
 })();
 
+/** true/false, 1/0, yes/no, in any case (`TRUE`, `Yes`: what other tools and templates write). */
 const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /**

@@ -85,6 +85,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ GRAPHQL_FEDERATION: 'v2' })).toThrow(/GRAPHQL_FEDERATION/);
   });
 
+  it('reads booleans in any case, and still refuses what is not one', () => {
+    expect(loadConfig({ MIGRATE_ON_START: 'FALSE' }).migrateOnStart).toBe(false);
+    expect(loadConfig({ GRAPHQL_JIT: 'No' }).graphql.jit).toBe(false);
+    expect(loadConfig({ GRAPHQL_FEDERATION: ' True ' }).graphql.federation).toBe(true);
+    expect(() => loadConfig({ MIGRATE_ON_START: 'sometimes' })).toThrow(/MIGRATE_ON_START/);
+    expect(() => loadConfig({ MIGRATE_ON_START: '' })).toThrow(/MIGRATE_ON_START/);
+  });
+
   it('refuses an empty number (an unset variable in a template) rather than reading 0', () => {
     for (const name of [
       'PORT',
