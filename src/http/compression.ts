@@ -7,15 +7,34 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyCompress from '@fastify/compress';
+import Negotiator from 'negotiator';
 
 /** Smaller answers go out as they are: the headers would outweigh the bytes saved. */
 export const COMPRESSION_THRESHOLD = 1024;
 
+const ENCODINGS: ('br' | 'gzip')[] = ['br', 'gzip'];
+
+/**
+ * An Accept-Encoding with `*` as the codings it allows, in its order (`identity` when none): what
+ * @fastify/compress is then given. It reads `*` as `gzip` before negotiating, so `gzip;q=0, *` (any
+ * coding but gzip) was answered gzip. negotiator (the library it negotiates with) reads `*` as RFC
+ * 9110 section 12.5.3 says: the codings not named. Headers without `*` go to it unchanged.
+ */
+function explicitEncodings(header: string): string {
+  const allowed = new Negotiator({ headers: { 'accept-encoding': header } }).encodings(ENCODINGS);
+  return allowed.length ? allowed.join(', ') : 'identity';
+}
+
 export async function registerCompression(app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const header = request.headers['accept-encoding'];
+    if (header?.includes('*')) request.headers['accept-encoding'] = explicitEncodings(header);
+    done();
+  });
   await app.register(fastifyCompress, {
     global: true,
     threshold: COMPRESSION_THRESHOLD,
-    encodings: ['br', 'gzip'],
+    encodings: ENCODINGS,
     // Request bodies are not decompressed: clients send small JSON.
   });
 }

@@ -243,6 +243,11 @@ describe('GraphQL clients against a real server', () => {
       const gzip = await post('gzip');
       expect(gzip.headers['content-encoding']).toBe('gzip');
       expect(zlib.gunzipSync(gzip.body).toString()).toBe(plain.body.toString());
+      // `*` is every coding not named: a coding refused with q=0 stays refused (it was sent gzip).
+      expect((await post('gzip;q=0, *')).headers['content-encoding']).toBe('br');
+      expect((await post('br;q=0, *')).headers['content-encoding']).toBe('gzip');
+      expect((await post('br;q=0, gzip;q=0, *')).headers['content-encoding']).toBeUndefined();
+      expect((await post('*')).headers['content-encoding']).toBe('br');
 
       const orders = await raw(`${t.url}/store/orders?limit=100`, {
         headers: { ...t.admin, 'accept-encoding': 'gzip' },
