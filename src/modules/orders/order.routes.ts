@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { orderReadAccess } from './order.access';
 import { parseId } from '../../common/ids';
+import { ValidationError } from '../../errors/app-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination';
 import { stabilityOf } from '../../common/stability';
 import { SCOPE_TABLE, type Operation } from '../../common/scopes';
@@ -142,6 +143,17 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
           }),
           500: error('`INTERNAL`: unexpected; the message holds a request id to quote.'),
         },
+      },
+      // `limit` and `offset` as digits only: the schema's integer coercion also reads `0x1`, `1e0`,
+      // `+1` and ` 1` as numbers, which no client means as a page (400, as any other bad value).
+      preValidation: async (request) => {
+        const query = request.query as unknown as Record<string, unknown>;
+        for (const name of ['limit', 'offset']) {
+          const value = query[name];
+          // As the schema says it (ranges stay the schema's: `-1` is "must be >= 0").
+          if (value !== undefined && !(typeof value === 'string' && /^-?\d{1,12}$/.test(value)))
+            throw new ValidationError(`${name}: must be integer`);
+        }
       },
       // Orders change and are not public: no cache keeps them, errors included.
       onSend: async (_request, reply, payload) => {
