@@ -90,9 +90,12 @@ export function graphqlMediaType(accept: string | undefined): string {
   return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
 }
 
+/** The GraphQL endpoint's own URL (its query string aside): `/graphql/` or `/graphqlx` are other paths. */
+const isGraphqlPath = (url: string): boolean => url === '/graphql' || url.startsWith('/graphql?');
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
   reply.code(body.status);
-  if (request.url.startsWith('/graphql')) {
+  if (isGraphqlPath(request.url)) {
     reply.type(graphqlMediaType(request.headers.accept));
     return reply.send({ errors: [{ message: body.message, extensions: { code: body.code, status: body.status } }] });
   }
@@ -139,7 +142,7 @@ export const ACCEPTED_BODY_TYPE = 'application/json';
 function unsupportedMediaType(request: FastifyRequest, reply: FastifyReply): ErrorBody {
   const sent = request.headers['content-type'];
   reply.header('accept-post', ACCEPTED_BODY_TYPE);
-  const alternative = request.url.startsWith('/graphql') ? ' (or send a query with GET)' : '';
+  const alternative = isGraphqlPath(request.url) ? ' (or send a query with GET)' : '';
   return {
     code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     message:
@@ -173,6 +176,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     const allow = allowedMethods(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
+      // An error, as every error of the REST paths: kept by no cache (docs/rest.md).
+      reply.header('cache-control', 'no-store');
       return sendError(
         request,
         reply,

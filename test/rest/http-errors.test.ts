@@ -10,7 +10,8 @@ describe('HTTP errors outside the routes', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['/nope', '/pets', '/pets/1/orders', '/store', '/store/orders/1'])(
+  // '/graphql/' and '/graphqlx' are not the GraphQL endpoint: the Error object, not a GraphQL error body.
+  it.each(['/nope', '/pets', '/pets/1/orders', '/store', '/store/orders/1', '/graphql/', '/graphqlx'])(
     'answers an unknown path (%s) 404 NOT_FOUND',
     async (url) => {
       const res = await rest.get(url);
