@@ -81,6 +81,8 @@ describe('GET /pets/{petId}', () => {
     ['a number with a sign and spaces', '+1'],
     ['20 digits', '12345678901234567890'],
     ['one above the int64 range', '9223372036854775808'],
+    // `/pets/`: an answer of the path too (it had no lifecycle headers).
+    ['nothing', ''],
   ])('rejects an id of %s with VALIDATION_FAILED naming petId', async (_label, id) => {
     const res = await rest.get(`/pets/${encodeURIComponent(id)}`);
     expect(res.statusCode).toBe(400);
@@ -108,7 +110,7 @@ describe('GET /pets/{petId}', () => {
       expect(res.statusCode).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
       expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
-      expect(res.headers).toMatchObject(lifecycleHeaders);
+      expect(res.headers).toMatchObject({ ...lifecycleHeaders, 'cache-control': 'no-store' });
     },
   );
 
