@@ -255,7 +255,7 @@ function cacheOnSend(
       reply.header('cache-control', 'no-store');
       return payload;
     }
-    const etag = entityTag(body);
+    const etag = entityTag(body, String(reply.getHeader('content-type') ?? ''));
     reply.header('etag', etag);
     let cacheControl = 'private, no-cache';
     let storeForMs = 0;

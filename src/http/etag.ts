@@ -1,5 +1,5 @@
 /**
- * Strong ETags for a route's 200 answers and `If-None-Match` (RFC 9110, section 13.1.2): a 304 with no
+ * ETags (weak: `entityTag`) for a route's 200 answers and `If-None-Match` (RFC 9110, section 13.1.2): a 304 with no
  * body when the client already holds the current representation.
  *
  * Not @fastify/etag: it tags every answer of its scope (errors included) and compares
@@ -9,12 +9,19 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The tag of a serialised body: the same bytes give the same tag on every process. One call into
- * OpenSSL (`crypto.hash`), no `Hash` object: with the CPU's caches cold, as on a busy process, ~13 µs
- * against ~21 (hot, 0.6 against 1.4).
+ * The tag of a serialised body and its media type: the same bytes give the same tag on every
+ * process. Weak (`W/"..."`): the answer goes out as it is, or br- or gzip-compressed, as each client's
+ * Accept-Encoding asks (@fastify/compress, after this), and RFC 9110 (section 8.8.3.3) lets one strong
+ * tag stand for one encoding only; a weak tag is the same for all three, and `If-None-Match` compares
+ * weakly anyway (nginx's gzip makes its tags weak for the same reason). The media type is part of it:
+ * `application/json` and `application/graphql-response+json` answers are other representations.
+ * One call into OpenSSL (`crypto.hash`), no `Hash` object: with the CPU's caches cold, as on a busy
+ * process, ~13 µs against ~21 (hot, 0.6 against 1.4).
  */
-export function entityTag(body: string | Buffer): string {
-  return `"${crypto.hash('sha256', body, 'base64url').slice(0, 32)}"`;
+export function entityTag(body: string | Buffer, mediaType: string): string {
+  const bytes =
+    typeof body === 'string' ? `${mediaType}\n${body}` : Buffer.concat([Buffer.from(`${mediaType}\n`), body]);
+  return `W/"${crypto.hash('sha256', bytes, 'base64url').slice(0, 32)}"`;
 }
 
 /** Weak comparison over the header's list (`*` matches any current representation). */
@@ -28,7 +35,7 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 /** An `onSend` hook: tags 200 answers; answers 304 when `If-None-Match` already has the tag. */
 export async function etagOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
-  const etag = entityTag(payload);
+  const etag = entityTag(payload, String(reply.getHeader('content-type') ?? ''));
   reply.header('etag', etag);
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     reply.code(304).removeHeader('content-type');
