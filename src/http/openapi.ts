@@ -81,11 +81,49 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (documentObject) => {
       const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
       documentInt64(doc.paths);
+      documentEveryAnswer(doc.paths as Record<string, Record<string, OperationLike>> | undefined);
       return doc;
     },
   });
   app.addSchema(errorSchema);
   app.get('/openapi.json', { schema: { hide: true }, config: { securityHeaders: 'api' } }, async () => app.swagger());
+}
+
+interface OperationLike {
+  responses?: Record<string, { headers?: Record<string, unknown> } & Record<string, unknown>>;
+}
+
+/** The rate limit's headers, on every answer of every path (`@fastify/rate-limit`, docs/keys-scopes-limits.md). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed in the window (`RATE_LIMIT_MAX`).' },
+  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
+  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window starts again.' },
+};
+
+/**
+ * What every operation answers besides its own route's responses: the rate limit's headers on each,
+ * and 405 for another method (the not-found handler's, http/errors.ts, which no route declares), so
+ * that every answer a client can get is in the document (test/rest/openapi.test.ts asks them all).
+ */
+function documentEveryAnswer(paths: Record<string, Record<string, OperationLike>> | undefined): void {
+  for (const item of Object.values(paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      if (!operation.responses) continue;
+      const anyError =
+        operation.responses['400'] ?? Object.entries(operation.responses).find(([code]) => code.startsWith('4'))?.[1];
+      operation.responses['405'] ??= {
+        description: '`METHOD_NOT_ALLOWED`: another method than the path has (`Allow` lists its methods).',
+        headers: {
+          ...(anyError?.headers ?? {}),
+          Allow: { schema: { type: 'string' }, description: 'The methods of the path: `GET, HEAD`.' },
+        },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+      for (const response of Object.values(operation.responses)) {
+        response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
+      }
+    }
+  }
 }
 
 /**

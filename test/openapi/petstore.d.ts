@@ -85,6 +85,12 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -122,6 +128,12 @@ export interface operations {
             /** @description Not modified: the tag in `If-None-Match` is current. */
             304: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -137,6 +149,12 @@ export interface operations {
             /** @description `VALIDATION_FAILED`: petId is not a 64-bit integer. */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -154,6 +172,12 @@ export interface operations {
             /** @description `UNAUTHENTICATED`: an Authorization header that is not a valid API key (none is needed). */
             401: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -173,6 +197,12 @@ export interface operations {
             /** @description `NOT_FOUND`: no pet has this id. */
             404: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -187,9 +217,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: another method than the path has (`Allow` lists its methods). */
+            405: {
+                headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
+                    Sunset?: string;
+                    /** @description `</graphql>; rel="successor-version", <docs>; rel="deprecation"`. */
+                    Link?: string;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description The methods of the path: `GET, HEAD`. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `GONE`: the path was retired at its sunset date. */
             410: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -207,6 +268,12 @@ export interface operations {
             /** @description `RATE_LIMITED`: too many requests. */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -226,6 +293,12 @@ export interface operations {
             /** @description `INTERNAL`: unexpected; the message holds a request id to quote. */
             500: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
                     Deprecation?: string;
                     /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
@@ -263,6 +336,12 @@ export interface operations {
             /** @description A page of orders, newest first. */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
                     /** @description Orders matching the filters, on all pages. */
                     "X-Total-Count"?: number;
                     /** @description `rel="next"` and `rel="prev"` pages, while they exist. */
@@ -301,6 +380,14 @@ export interface operations {
             /** @description `VALIDATION_FAILED`, naming the parameter. */
             400: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -310,7 +397,15 @@ export interface operations {
             /** @description `UNAUTHENTICATED`: no API key, or not a valid one. */
             401: {
                 headers: {
-                    /** @description `Bearer`. */
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `Bearer` without a key; `Bearer error="invalid_token"` for a key that is not valid. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -321,6 +416,33 @@ export interface operations {
             /** @description `FORBIDDEN`: the key lacks the `orders:read` scope. */
             403: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: another method than the path has (`Allow` lists its methods). */
+            405: {
+                headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description The methods of the path: `GET, HEAD`. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -330,6 +452,14 @@ export interface operations {
             /** @description `RATE_LIMITED`: too many requests. */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -341,6 +471,14 @@ export interface operations {
             /** @description `INTERNAL`: unexpected; the message holds a request id to quote. */
             500: {
                 headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {

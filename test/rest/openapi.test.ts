@@ -1,7 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { STABILITY_LEVELS, STABILITY_TABLE } from '../../src/common/stability';
-import { createTestApp, type TestApp } from '../helpers/test-app';
+import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
+import { makePet } from '../helpers/factories';
 
 describe('GET /openapi.json', () => {
   let t: TestApp;
@@ -51,7 +52,7 @@ describe('GET /openapi.json', () => {
         schema: { type: 'integer', format: 'int64' },
       }),
     );
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '401', '404', '410', '429', '500']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '401', '404', '405', '410', '429', '500']);
     expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
       expect.arrayContaining(['Deprecation', 'Sunset', 'Link', 'ETag', 'Cache-Control']),
     );
@@ -77,6 +78,57 @@ describe('GET /openapi.json', () => {
       expect.arrayContaining(['X-Total-Count', 'Link']),
     );
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403']));
+  });
+
+  /** The headers a client of these paths acts on: each one an answer carries must be in the document. */
+  const DOCUMENTABLE = [
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+    'retry-after',
+    'cache-control',
+    'etag',
+    'allow',
+    'x-total-count',
+    'link',
+    'deprecation',
+    'sunset',
+    'www-authenticate',
+  ];
+
+  it('documents every answer the paths give: its status, and each header a client acts on', async () => {
+    const pet = await makePet(t);
+    const reader = await createApiKey(t, ['orders:read']);
+    const writer = await createApiKey(t, ['orders:write']);
+    const bad = { authorization: 'Bearer pk_not_a_key' };
+    const first = await t.app.inject({ method: 'GET', url: `/pets/${pet.id}` });
+    const asks: [string, string, string, Record<string, string>][] = [
+      ['/pets/{petId}', 'GET', `/pets/${pet.id}`, {}],
+      ['/pets/{petId}', 'GET', `/pets/${pet.id}`, { 'if-none-match': String(first.headers.etag) }],
+      ['/pets/{petId}', 'GET', '/pets/abc', {}],
+      ['/pets/{petId}', 'GET', `/pets/${pet.id}`, bad],
+      ['/pets/{petId}', 'GET', '/pets/424242424242', {}],
+      ['/pets/{petId}', 'POST', `/pets/${pet.id}`, {}],
+      ['/store/orders', 'GET', '/store/orders', reader],
+      ['/store/orders', 'GET', '/store/orders?limit=0', reader],
+      ['/store/orders', 'GET', '/store/orders', {}],
+      ['/store/orders', 'GET', '/store/orders', bad],
+      ['/store/orders', 'GET', '/store/orders', writer],
+      ['/store/orders', 'DELETE', '/store/orders', reader],
+    ];
+    const seen = new Set<number>();
+    for (const [path, method, url, headers] of asks) {
+      const res = await t.app.inject({ method: method as 'GET', url, headers });
+      seen.add(res.statusCode);
+      const documented = doc.paths[path]!.get!.responses[String(res.statusCode)] as
+        OpenAPIV3.ResponseObject | undefined;
+      expect([method, url, res.statusCode, documented !== undefined]).toEqual([method, url, res.statusCode, true]);
+      const named = Object.keys(documented!.headers ?? {}).map((h) => h.toLowerCase());
+      const undocumented = DOCUMENTABLE.filter((h) => res.headers[h] !== undefined && !named.includes(h));
+      expect([method, url, res.statusCode, undocumented]).toEqual([method, url, res.statusCode, []]);
+    }
+    // The answers asked for are the ones meant (each status at least once).
+    expect([...seen].sort()).toEqual([200, 304, 400, 401, 403, 404, 405]);
   });
 
   it('labels every operation with its stability from the table', () => {

@@ -86,7 +86,7 @@ export function pageLinks(
 export async function orderRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const error = (description: string, extra: Record<string, unknown> = {}) => ({
     description,
-    ...(Object.keys(extra).length && { headers: extra }),
+    headers: { 'Cache-Control': { type: 'string', description: '`no-store`.' }, ...extra },
     $ref: 'Error#',
   });
 
@@ -135,7 +135,10 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
           },
           400: error('`VALIDATION_FAILED`, naming the parameter.'),
           401: error('`UNAUTHENTICATED`: no API key, or not a valid one.', {
-            'WWW-Authenticate': { type: 'string', description: '`Bearer`.' },
+            'WWW-Authenticate': {
+              type: 'string',
+              description: '`Bearer` without a key; `Bearer error="invalid_token"` for a key that is not valid.',
+            },
           }),
           403: error('`FORBIDDEN`: the key lacks the `orders:read` scope.'),
           429: error('`RATE_LIMITED`: too many requests.', {
