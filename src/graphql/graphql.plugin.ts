@@ -233,6 +233,9 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
   app.route({
     ...route,
     method: 'GET',
+    // No HEAD: Apollo answers a GraphQL request over GET or POST only (a HEAD was its 405 with
+    // `Allow: GET, POST` while a PUT's 405 listed HEAD); without the route it is the app's 405.
+    exposeHeadRoute: false,
     // The explorer page sets a Content-Security-Policy of its own (a <meta> allowing Apollo's Sandbox
     // CDN and frame, graphql/explorer.ts); a CSP header would block them, so while the explorer is on,
     // GET /graphql gets a document's headers without the CSP header (its JSON answers too: the route

@@ -122,7 +122,8 @@ function collectRoutes(app: FastifyInstance): (path: string) => string[] {
   const routes: { pattern: RegExp; methods: string[] }[] = [];
   app.addHook('onRoute', (route) => {
     if (route.url === '*' || route.url === '/*') return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // OPTIONS is answered as a CORS preflight only (with CORS_ORIGINS): not a method of the resource to list.
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'OPTIONS');
     routes.push({ pattern: routePattern(route.url), methods });
   });
   return (path) => {
