@@ -242,7 +242,9 @@ function cacheOnSend(
   const tag = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
     const marker = reply.getHeader(CACHE_POLICY_HEADER);
     if (marker === undefined) {
-      // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook.
+      // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook or the
+      // body parser (bad JSON, 413, 415, 429). Its form depends on Accept as every answer's does.
+      appendVary(reply, GRAPHQL_VARY);
       if (reply.statusCode >= 400 && reply.getHeader('cache-control') === undefined)
         reply.header('cache-control', 'no-store');
       return payload;

@@ -160,6 +160,19 @@ describe('HTTP cache headers of GraphQL answers', () => {
     }
   });
 
+  it('gives refusals before Apollo (bad JSON, a body type not JSON) the same Vary as every answer', async () => {
+    for (const [type, payload] of [
+      ['application/json', '{"query":'],
+      ['text/plain', '{ __typename }'],
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': type! }, payload });
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      const vary = String(res.headers.vary).toLowerCase().split(/, */);
+      expect([type, vary]).toEqual([type, expect.arrayContaining(['accept', 'accept-encoding', 'authorization'])]);
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
   it('sends no-cache (revalidate every time) for public reads when CACHE_PUBLIC_MAX_AGE_S is 0, the default', async () => {
     const plain = await createTestApp({ database: db });
     try {
