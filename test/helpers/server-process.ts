@@ -108,7 +108,15 @@ export function listenedOnBy(pid: number, port: number): boolean | null {
       }
     }
     for (const member of tree) {
-      for (const fd of fs.readdirSync(`/proc/${member}/fd`)) {
+      let fds: string[];
+      try {
+        fds = fs.readdirSync(`/proc/${member}/fd`);
+      } catch {
+        // Gone (or going: a child that failed to listen exits while /healthz is polled): it holds
+        // nothing. Read as "cannot tell", a decoy's answer on the port was taken for the child's.
+        continue;
+      }
+      for (const fd of fds) {
         try {
           const socket = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${member}/fd/${fd}`));
           if (socket && inodes.has(socket[1]!)) return true;

@@ -29,6 +29,10 @@ describe('startServerProcess', () => {
         other.kill();
       }
       expect(listenedOnBy(process.pid, await freePort())).toBe(false);
+      // A process already gone holds nothing (it was "cannot tell": a decoy then passed for it).
+      const gone = spawn(process.execPath, ['-e', '0']);
+      await new Promise((resolve) => gone.once('exit', resolve));
+      expect(listenedOnBy(gone.pid!, port)).toBe(false);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
