@@ -60,15 +60,15 @@ export async function createApollo(
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
     ...(config.graphql.jit ? { gateway: new JitGateway(schema) } : { schema }),
-    // Without introspection, no "Did you mean ...?" in any error (variables' and arguments' too).
+    // Without introspection, no "Did you mean ...?" in any error: validation's, variables' and
+    // arguments' (the one place that removes them, for WebSocket too; Apollo's
+    // hideSchemaDetailsFromClientErrors covers validation errors only, so it is not set).
     formatError: formatErrorFor({ hideSuggestions: !config.graphql.introspection }),
     // Fastify owns shutdown (main.ts). Apollo's default (on outside NODE_ENV=test) stops itself on
     // SIGINT/SIGTERM and re-sends the signal, which close-with-grace takes for a second one: exit 1
     // with the in-flight requests dropped.
     stopOnTerminationSignals: false,
     introspection: config.graphql.introspection,
-    // Without introspection, "Did you mean ...?" hints would leak the schema piece by piece.
-    hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     includeStacktraceInErrorResponses: false,
     // Off: Apollo's check refuses a GET without a preflight-forcing header, which is what urql,
     // graphql-request (method GET) and Apollo Client's useGETForQueries send. Cross-site request

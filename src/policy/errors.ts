@@ -83,10 +83,10 @@ function requestErrorOf(formatted: GraphQLFormattedError): { code: ErrorCode; st
 const INTERNAL_MESSAGE = 'Internal server error';
 
 /**
- * A validation message without graphql-js's "Did you mean ...?" hint: what Apollo's
- * `hideSchemaDetailsFromClientErrors` does over HTTP (same expression), for the WebSocket path.
+ * A message without graphql-js's "Did you mean ...?" hint (the expression of Apollo's own
+ * DisableSuggestions plugin, which only sees validation errors): `formatErrorFor` applies it.
  */
-export const withoutSuggestions = (message: string): string => message.replace(/ ?Did you mean(.+?)\?$/, '');
+const withoutSuggestions = (message: string): string => message.replace(/ ?Did you mean(.+?)\?$/, '');
 
 /**
  * The AppError behind a GraphQL error, if any: thrown by a resolver, or the `originalError` of an
@@ -147,10 +147,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 
 /**
  * `formatError` for a server whose introspection is off (`hideSuggestions`): no message keeps
- * graphql-js's "Did you mean ...?" hint. Apollo's `hideSchemaDetailsFromClientErrors` removes it
- * from validation errors only; a variable's value (`{ statu: ... }` for a `PetFilter`, an enum value
- * misspelt) and a field's argument are refused while executing, with the hint naming the schema's
- * field or value.
+ * graphql-js's "Did you mean ...?" hint, over HTTP (apollo.ts) and WebSocket (subscriptions.ts)
+ * alike, whatever refused it: validation (a misspelt field), a variable's value (`{ statu: ... }` for
+ * a `PetFilter`, an enum value misspelt) or a field's argument. The one place that removes them.
  */
 export function formatErrorFor({
   hideSuggestions,

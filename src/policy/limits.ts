@@ -64,7 +64,7 @@ const reportAs =
 function structureRules(limits: Config['limits']): ValidationRule[] {
   const off = { enabled: false } as const;
   return new ApolloArmor({
-    blockFieldSuggestion: off, // Apollo's hideSchemaDetailsFromClientErrors does this (apollo.ts)
+    blockFieldSuggestion: off, // formatErrorFor does this, for every error (errors.ts)
     maxTokens: off, // graphql-js parse option, see above
     maxDepth: { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false },
     maxAliases: { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false },

@@ -19,7 +19,6 @@ import {
 import { getVariableValues } from 'graphql/execution/values';
 import { BadRequestError, type AppError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
-import { withoutSuggestions } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
 import { operationRefusal } from '../policy/operation-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
@@ -36,8 +35,6 @@ export interface OperationChecks {
   limits: GraphQLLimits;
   /** GRAPHQL_MAX_INPUT_DEPTH. */
   inputDepth: number;
-  /** Remove "Did you mean ...?" from validation errors (introspection off, as over HTTP). */
-  hideSuggestions: boolean;
   /** TRUSTED_DOCUMENTS allow/enforce: the same list as over HTTP (trusted-documents.ts). */
   trustedDocuments?: TrustedDocuments | null;
 }
@@ -50,7 +47,7 @@ export type CheckedOperation =
 export const gqlError = (error: AppError): GraphQLError => new GraphQLError(error.message, { originalError: error });
 
 export function checkSubscription(
-  { schema, limits, inputDepth, hideSuggestions, trustedDocuments }: OperationChecks,
+  { schema, limits, inputDepth, trustedDocuments }: OperationChecks,
   caller: Caller | null,
   payload: SubscribeMessage,
 ): CheckedOperation {
@@ -78,7 +75,7 @@ export function checkSubscription(
       errors: invalid.map((e) =>
         e.originalError
           ? e
-          : new GraphQLError(hideSuggestions ? withoutSuggestions(e.message) : e.message, {
+          : new GraphQLError(e.message, {
               nodes: e.nodes,
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
             }),
@@ -102,7 +99,7 @@ export function checkSubscription(
     return {
       errors: coerced.errors.map(
         (e) =>
-          new GraphQLError(hideSuggestions ? withoutSuggestions(e.message) : e.message, {
+          new GraphQLError(e.message, {
             nodes: e.nodes,
             // A scalar's own refusal (an ID that is not one) is answered with its message, as over HTTP.
             originalError: e.originalError,

@@ -356,7 +356,6 @@ function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) 
     schema,
     limits,
     inputDepth: limitsConfig.inputDepth,
-    hideSuggestions: !introspection,
     trustedDocuments,
   };
   const formatError = formatErrorFor({ hideSuggestions: !introspection });
