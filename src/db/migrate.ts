@@ -55,6 +55,10 @@ interface AppliedRow {
   rolled_back_at: Date | null;
 }
 
+/** Every row of `_prisma_migrations`: what the runner, the start-up check and the migrate command read. */
+const appliedRows = (session: SqlSession): Promise<AppliedRow[]> =>
+  session.query<AppliedRow>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"');
+
 /** Applies every pending migration; returns the names it applied. `onApply` hears each one as it starts. */
 export async function migrate(
   db: Database,
@@ -70,12 +74,7 @@ export async function migrate(
     } else {
       await session.exec(CREATE_MIGRATIONS_TABLE);
     }
-    const pending = pendingOf(
-      migrations,
-      await session.query<AppliedRow>(
-        'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
-      ),
-    );
+    const pending = pendingOf(migrations, await appliedRows(session));
     const done: string[] = [];
     for (const [index, migration] of pending.entries()) {
       onApply?.(migration, index + 1, pending.length);
@@ -133,12 +132,7 @@ export async function pendingMigrations(
       `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
     );
     if (!table?.present) return migrations;
-    return pendingOf(
-      migrations,
-      await session.query<AppliedRow>(
-        'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
-      ),
-    );
+    return pendingOf(migrations, await appliedRows(session));
   });
 }
 
@@ -177,10 +171,9 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<void
  */
 export async function unknownMigrations(db: Database, migrations: Migration[] = readMigrations()): Promise<string[]> {
   const known = new Set(migrations.map((m) => m.name));
-  const rows = await db.withMigrationSession((session) =>
-    session.query<{ migration_name: string }>(
-      'SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL ORDER BY migration_name',
-    ),
-  );
-  return rows.map((r) => r.migration_name).filter((name) => !known.has(name));
+  const rows = await db.withMigrationSession(appliedRows);
+  return rows
+    .filter((r) => r.rolled_back_at === null && !known.has(r.migration_name))
+    .map((r) => r.migration_name)
+    .sort();
 }
