@@ -25,7 +25,15 @@
  */
 import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import type { FastifyRequest } from 'fastify';
-import { GraphQLError, getOperationAST, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  parse,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
 import { rateLimitSubject } from '../http/rate-limit';
@@ -88,6 +96,19 @@ function costHeaders(status: CostStatus, refused: boolean): [string, string][] {
   return headers;
 }
 
+/**
+ * Whether execution will refuse the operation's variables (a wrong type, a missing non-null one):
+ * Apollo answers that 400 without running anything, so it is not charged.
+ */
+function variablesRefused(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): boolean {
+  if (!operation.variableDefinitions?.length) return false;
+  return getVariableValues(schema, operation.variableDefinitions, variables, { maxErrors: 1 }).errors !== undefined;
+}
+
 /** What costs an operation of a batch: the limits' cost model, the schema, and the trusted list. */
 interface Costing {
   limits: GraphQLLimits;
@@ -122,6 +143,7 @@ function batchOperationPoints(
   const operation = getOperationAST(document, name);
   if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
   if (operationRefusal(schema, document, operation, caller, vars)) return 0;
+  if (variablesRefused(schema, operation, vars)) return 0;
   return pointsFor(limits.operationCost(schema, document, vars, name));
 }
 
@@ -137,6 +159,8 @@ function costPlugin(limits: GraphQLLimits, charge: CostBudget['charge']): Apollo
       const address = contextValue.clientAddress ?? '';
       return {
         async responseForOperation(rc): Promise<GraphQLResponse | null> {
+          // Variables execution will refuse: nothing runs, nothing is charged (willSendResponse reports 0).
+          if (variablesRefused(rc.schema, rc.operation, rc.request.variables ?? {})) return null;
           const points = pointsFor(
             limits.operationCost(rc.schema, rc.document, rc.request.variables ?? {}, rc.operationName),
           );

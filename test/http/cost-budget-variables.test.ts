@@ -1,0 +1,56 @@
+/**
+ * The cost budget (docs/cost-limits.md) and variables execution refuses: "An operation refused by
+ * one of those checks costs nothing", and an answer that ran nothing has `requested: 0`. A variable
+ * of the wrong type (or a non-null one sent as null) is refused with 400 and no `data` before
+ * anything runs, so it spends no points, alone or in a batch.
+ */
+import { createListeningApp, type ListeningApp } from '../helpers/listening-app';
+
+async function post(url: string, body: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+// (2 + 1.5 x (2 + 1.5 x (1 + 1))) x 20 = 190 points.
+const PETS = 'query($n: Int) { pets(first: $n) { nodes { id name } } }';
+const PET = 'query($id: ID!) { pet(id: $id) { name } }';
+
+describe('the cost budget and variables that execution refuses', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ env: { RATE_LIMIT_COST_BUDGET: '20000', RATE_LIMIT_WINDOW_MS: '600000' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('charges nothing for an operation whose variables are refused (400, no data)', async () => {
+    const before = await post(t.url, { query: '{ __typename }' });
+    const left = before.body.extensions.cost.remaining as number;
+    for (const [query, variables] of [
+      [PETS, { n: 'twenty' }],
+      [PET, { id: 'not-an-id' }],
+      [PET, { id: null }],
+      [PET, {}],
+    ] as const) {
+      const refused = await post(t.url, { query, variables });
+      expect([variables, refused.status]).toEqual([variables, 400]);
+      expect(refused.body.data).toBeUndefined();
+      expect([variables, refused.body.extensions.cost]).toEqual([
+        variables,
+        expect.objectContaining({ requested: 0, remaining: left }),
+      ]);
+      expect(refused.headers.get('ratelimit-remaining')).toBe(String(left));
+    }
+    // A batch is charged the operations that will run: here the one with good variables only.
+    const batch = await post(t.url, [
+      { query: PETS, variables: { n: 20 } },
+      { query: PETS, variables: { n: 'twenty' } },
+    ]);
+    expect(batch.status).toBe(200);
+    expect(batch.body[1].errors[0].extensions.status).toBe(400);
+    expect(batch.body[0].extensions.cost.remaining).toBe(left - 190);
+  });
+});
