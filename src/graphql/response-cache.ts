@@ -75,12 +75,21 @@ function appendVary(reply: FastifyReply, names: string[]): void {
 function operationOf(request: FastifyRequest): unknown[] | null {
   let source: Record<string, unknown>;
   if (request.method === 'GET') {
-    source = (request.query ?? {}) as Record<string, unknown>;
+    // Read as Apollo reads it (URLSearchParams over the URL's search, @as-integrations/fastify), not
+    // from Fastify's querystring parser: the two differ on a raw `#` (the URL's fragment to Apollo) and
+    // on malformed percent-escapes, so a key read otherwise could file one request's answer under another's.
+    let params: URLSearchParams;
+    try {
+      params = new URL(request.url, 'http://localhost').searchParams;
+    } catch {
+      return null;
+    }
     const parsed: Record<string, unknown> = {};
     for (const name of ['query', 'operationName', 'variables', 'extensions', 'documentId']) {
-      const value = source[name];
-      if (value === undefined) continue;
-      if (typeof value !== 'string') return null; // repeated parameters: Apollo's to refuse
+      const values = params.getAll(name);
+      if (values.length === 0) continue;
+      if (values.length > 1) return null; // repeated parameters: Apollo's to refuse
+      const value = values[0]!;
       if (name === 'variables' || name === 'extensions') {
         try {
           parsed[name] = JSON.parse(value);
