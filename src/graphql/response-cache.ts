@@ -19,7 +19,7 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { CACHE_POLICY_HEADER } from './cache-policy';
-import { entityTag, ifNoneMatchHits } from '../http/etag';
+import { entityTag, ifNoneMatchHits, notModified } from '../http/etag';
 import type { Database } from '../db/database';
 import type { Unlisten } from '../db/listen';
 import { STORE_EVENTS_CHANNEL } from '../modules/events/store-events';
@@ -200,7 +200,8 @@ function sendHit(request: FastifyRequest, reply: FastifyReply, answer: CachedAns
   appendVary(reply, GRAPHQL_VARY);
   reply.header('age', Math.max(0, Math.floor((Date.now() - answer.storedAt) / 1000)));
   if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], answer.etag)) {
-    return reply.code(304).send('');
+    notModified(reply);
+    return reply.send();
   }
   return reply.code(200).header('content-type', answer.contentType).send(answer.body);
 }
@@ -283,8 +284,7 @@ function cacheOnSend(
       store.save(miss.key, { gen: miss.gen, storedAt: Date.now(), etag, contentType, cacheControl, body }, storeForMs);
     }
     if (request.method === 'GET' && ifNoneMatchHits(request.headers['if-none-match'], etag)) {
-      reply.code(304).removeHeader('content-type');
-      return '';
+      return notModified(reply);
     }
     return payload;
   };

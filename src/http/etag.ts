@@ -32,14 +32,22 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
+/**
+ * Turns a reply into a 304 (RFC 9110, section 15.4.5): no content, no Content-Type, and no
+ * Content-Length (a 304 may only repeat the 200's; a cache updates its stored answer's header fields
+ * from the 304's, so `text/plain` or `0` would overwrite the answer's own). Returns what an `onSend`
+ * hook hands on as the payload (null: none, so Fastify writes no Content-Length either).
+ */
+export function notModified(reply: FastifyReply): null {
+  reply.code(304).removeHeader('content-type').removeHeader('content-length');
+  return null;
+}
+
 /** An `onSend` hook: tags 200 answers; answers 304 when `If-None-Match` already has the tag. */
 export async function etagOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
   const etag = entityTag(payload, String(reply.getHeader('content-type') ?? ''));
   reply.header('etag', etag);
-  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
-    reply.code(304).removeHeader('content-type');
-    return '';
-  }
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return notModified(reply);
   return payload;
 }
