@@ -111,6 +111,13 @@ describe('GraphQL complexity limits', () => {
     await tooComplex(aliases(16), 'aliases');
   });
 
+  it('rejects more than 50 directives, counting those on every spread of a fragment', async () => {
+    const spreads = (n: number) =>
+      `{ ${Array.from({ length: n }, () => '...F @skip(if: false)').join(' ')} } fragment F on Query { __typename }`;
+    expect((await query(spreads(50))).statusCode).toBe(200);
+    await tooComplex(spreads(51), 'directives');
+  });
+
   it('rejects a document of more than 1000 tokens', async () => {
     await tooComplex(`{ ${'__typename '.repeat(1001)} }`, 'tokens');
   });
