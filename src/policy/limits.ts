@@ -187,18 +187,29 @@ export function withPageSizes(
           return { ...node, arguments: [...(node.arguments ?? []), first] };
         }
         if (!def?.args.some((a) => a.name === 'first')) return undefined;
-        const args: ArgumentNode[] = (node.arguments ?? []).map((arg) => {
-          if ((arg.name.value === 'first' || arg.name.value === 'last') && arg.value.kind === Kind.VARIABLE) {
-            const value = variables[arg.value.name.value];
-            const n = Number.isSafeInteger(value) ? (value as number) : DEFAULT_PAGE_SIZE;
-            return { ...arg, value: intValue(n) };
-          }
-          return arg;
-        });
-        if (!args.some((a) => a.name.value === 'first' || a.name.value === 'last')) {
-          args.push(firstArgument(DEFAULT_PAGE_SIZE));
-        }
-        return { ...node, arguments: args };
+        // The page as pagination.ts reads it: `first`, else `last`, else the default page; a `null`
+        // (literal or variable) is not given. One `first: <page>` replaces both, since the cost rule
+        // reads whichever of `first`/`last` comes first, null or not (`pets(first: null, last: 100)`
+        // fetched 100 and cost 1).
+        const pageArgument = (name: 'first' | 'last'): number | null => {
+          const value = node.arguments?.find((a) => a.name.value === name)?.value;
+          if (!value) return null;
+          const given: unknown =
+            value.kind === Kind.VARIABLE
+              ? variables[value.name.value]
+              : value.kind === Kind.INT
+                ? Number(value.value)
+                : value.kind === Kind.NULL
+                  ? null
+                  : undefined;
+          if (given == null) return null;
+          return Number.isSafeInteger(given) ? (given as number) : DEFAULT_PAGE_SIZE;
+        };
+        const first = pageArgument('first');
+        const last = pageArgument('last');
+        const page = first === null && last === null ? DEFAULT_PAGE_SIZE : Math.max(first ?? last!, last ?? first!);
+        const args = (node.arguments ?? []).filter((a) => a.name.value !== 'first' && a.name.value !== 'last');
+        return { ...node, arguments: [...args, firstArgument(page)] };
       },
     }),
   );

@@ -141,6 +141,18 @@ describe('GraphQL complexity limits', () => {
     await tooComplex('{ categories { nodes { pets { nodes { orders { nodes { id } } } } } } }', 'cost');
   });
 
+  it('counts the page a connection reads, whichever of first and last gives it and whichever is null', async () => {
+    // `pets` pages backwards too: first null and last 100 read 100 pets, each with 100 of its category's.
+    const inner = '{ nodes { id category { pets(first: 100) { nodes { id } } } } }';
+    for (const args of ['last: 100', 'first: null, last: 100', 'last: 100, first: null']) {
+      await tooComplex(`{ pets(${args}) ${inner} }`, 'cost');
+    }
+    const viaVariables = `query($f: Int, $l: Int) { pets(first: $f, last: $l) ${inner} }`;
+    await tooComplex(viaVariables, 'cost', { f: null, l: 100 });
+    await tooComplex(viaVariables, 'cost', { l: 100 });
+    expect((await query(viaVariables, { f: null, l: 2 })).statusCode).toBe(200);
+  });
+
   it('lets the largest page with its relations through the default cost budget', async () => {
     const fullPage =
       '{ pets(first: 100) { edges { cursor node { id name status category { id name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
