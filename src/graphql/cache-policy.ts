@@ -217,8 +217,12 @@ export function cachePolicyStep({ schema, onWrite }: CachePolicyOptions): Reques
       },
       willSendResponse(rc) {
         // A mutation that ran (or began to): the cache is invalidated before its answer leaves,
-        // errors or not (a partial write is a write).
-        if (policy?.write && rc.operation?.operation === 'mutation' && onWrite)
+        // errors or not (a partial write is a write). One refused before it ran (a missing key or
+        // scope, a bad variable, the cost budget: an answer without `data`) wrote nothing, and
+        // invalidates nothing: anyone could empty every process's cache with one anonymous request.
+        const body = rc.response.body;
+        const ran = body.kind !== 'single' || body.singleResult.data !== undefined;
+        if (policy?.write && rc.operation?.operation === 'mutation' && ran && onWrite)
           return onWrite().then(() => mark(rc, policy));
         mark(rc, policy);
       },
