@@ -19,7 +19,12 @@
  *   write through any process is seen by the next lookup in every process. Redis away: bypassed
  *   (lookups fail fast). A process whose connection came back moves the generation on before it
  *   serves again (its own writes, or a Redis restored from an older snapshot, may have been missed).
+ *   The generation is a random token, not a counter, and no generation at all means "bypass": a
+ *   Redis at its `maxmemory` with `noeviction` refuses the SET that moves it on, but never the DEL
+ *   that then removes it, and a counter evicted (an `allkeys-*` policy) and counted again from 1
+ *   would bring back entries stored under that number long ago.
  */
+import crypto from 'node:crypto';
 import v8 from 'node:v8';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -188,7 +193,7 @@ export class RedisStore implements ResponseCacheStore {
     this.#everConnected = true;
     try {
       // Back after an outage: whatever was missed meanwhile is dropped before anything is served.
-      if (!first || this.#owed) await this.#incr();
+      if (!first || this.#owed) await this.#newGeneration();
       this.#owed = null;
       this.#synced = true;
       this.options.log.info(first ? 'response cache: Redis connected' : 'response cache: Redis is back, cache flushed');
@@ -197,8 +202,19 @@ export class RedisStore implements ResponseCacheStore {
     }
   }
 
-  async #incr(): Promise<void> {
-    await this.#redis.incr(this.#genKey);
+  /**
+   * Moves the generation on: a new token, or, when Redis refuses to store one (out of memory under
+   * `noeviction`: "OOM command not allowed"), none. Either way no entry stored before is current
+   * any more; with none, every process bypasses until a lookup can set one again. Throws only when
+   * Redis cannot be reached at all.
+   */
+  async #newGeneration(): Promise<void> {
+    try {
+      await this.#redis.set(this.#genKey, crypto.randomUUID());
+    } catch (error) {
+      if (this.#redis.status !== 'ready') throw error;
+      await this.#redis.del(this.#genKey);
+    }
     this.stats.invalidations++;
   }
 
@@ -206,9 +222,14 @@ export class RedisStore implements ResponseCacheStore {
     if (!this.#synced || this.#redis.status !== 'ready') return null;
     try {
       const [gen, raw] = await this.#redis.mget(this.#genKey, `${this.#prefix}e:${key}`);
-      const current = gen ?? '0';
+      if (gen === null) {
+        // No generation (a fresh Redis, one at its memory limit, or the key evicted): nothing
+        // stored is trusted; a new one is set for the requests after this one, if Redis takes it.
+        this.#redis.set(this.#genKey, crypto.randomUUID(), 'NX').catch(() => undefined);
+        return null;
+      }
       const answer = raw ? decode(raw) : undefined;
-      return { gen: current, answer: answer?.gen === current ? answer : undefined };
+      return { gen, answer: answer?.gen === gen ? answer : undefined };
     } catch {
       return null;
     }
@@ -227,7 +248,7 @@ export class RedisStore implements ResponseCacheStore {
    */
   async invalidate(): Promise<void> {
     try {
-      await this.#incr();
+      await this.#newGeneration();
       return;
     } catch {
       this.#synced = false;
@@ -255,7 +276,7 @@ export class RedisStore implements ResponseCacheStore {
       await new Promise((resolve) => setTimeout(resolve, 100).unref());
       if (this.#redis.status !== 'ready') continue;
       try {
-        await this.#incr();
+        await this.#newGeneration();
         this.#owed = null;
         this.#synced = true;
         return;
