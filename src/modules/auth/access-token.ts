@@ -44,6 +44,9 @@ export const TOKEN_ALGORITHMS = [
 
 const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 
+/** What a subject cannot be stored as (orders.owner, text): NUL, or an unpaired surrogate (the `u` flag pairs the rest). */
+const UNSTORABLE = /[\0\uD800-\uDFFF]/u;
+
 /** A compact JWS: three base64url parts. API keys (`pk_...`) never look like one. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -165,6 +168,11 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
         throw invalid(
           `The access token's subject (sub) is too long (its issuer and sub at most ${IDENTITY_MAX_LENGTH} characters)`,
         );
+      // Nor can the column hold a NUL (a database error at the first read or order: a 500), and a lone
+      // UTF-16 surrogate (valid as a JSON escape) is stored as U+FFFD: "a\ud800", "a\udc00" and "a\ufffd"
+      // would be one owner, each seeing the others' orders. Such a subject is refused.
+      if (UNSTORABLE.test(caller.subject))
+        throw invalid("The access token's subject (sub) holds a NUL character or an unpaired UTF-16 surrogate");
       return caller;
     },
   };
