@@ -188,11 +188,7 @@ function remoteKeys(
   opts: { issuer: string; jwksUrl: string | null; fetchTimeoutMs: number; cooldownMs: number },
   log: FastifyBaseLogger,
 ): () => Promise<JWTVerifyGetKey> {
-  const make = (url: string) =>
-    jose.createRemoteJWKSet(new URL(url), {
-      timeoutDuration: opts.fetchTimeoutMs,
-      cooldownDuration: opts.cooldownMs,
-    });
+  const make = (url: string) => keySet(jose, url, opts, log);
   let keys: JWTVerifyGetKey | null = opts.jwksUrl ? make(opts.jwksUrl) : null;
   let pending: Promise<JWTVerifyGetKey> | null = null;
   let failedAt = 0;
@@ -211,6 +207,81 @@ function remoteKeys(
       })
       .finally(() => (pending = null));
     return pending;
+  };
+}
+
+/** How old the key set may grow before it is fetched again (in the background). */
+const REFRESH_MS = 10 * 60_000;
+
+/**
+ * The key set at `url`: jose's remote set, whose fetches are driven here, because jose's own rules
+ * fail a provider outage the wrong way: past its cache age (ten minutes) it refetches before every
+ * verification and fails the token when that fetch fails (every token 503, signed with a key held or
+ * not), and its cool-down counts from the last successful fetch only (while the provider fails, every
+ * token with a made-up kid fetched again). Here:
+ * - the first fetch is made by the first token (at most once a second while it fails);
+ * - a token naming a kid the set does not hold refetches it, at most once per cool-down counted from
+ *   the last attempt, successful or not;
+ * - after ten minutes the set is refetched in the background: the keys held keep verifying tokens
+ *   meanwhile, and after a failed fetch.
+ */
+function keySet(
+  jose: Jose,
+  url: string,
+  opts: { fetchTimeoutMs: number; cooldownMs: number },
+  log: FastifyBaseLogger,
+): JWTVerifyGetKey {
+  // Infinity: jose fetches by itself only while it holds no set; every other fetch is `refetch`'s.
+  const set = jose.createRemoteJWKSet(new URL(url), {
+    timeoutDuration: opts.fetchTimeoutMs,
+    cooldownDuration: Infinity,
+    cacheMaxAge: Infinity,
+  });
+  let held = false;
+  let attemptedAt = -Infinity;
+  let failed = false;
+  let pending: Promise<void> | null = null;
+  const refetch = (): Promise<void> => {
+    if (pending) return pending;
+    attemptedAt = Date.now();
+    return (pending = set
+      .reload()
+      .then(
+        () => {
+          held = true;
+          failed = false;
+        },
+        (error: unknown) => {
+          failed = true;
+          throw error;
+        },
+      )
+      .finally(() => (pending = null)));
+  };
+  return async (header, token) => {
+    if (!held) {
+      if (!pending && Date.now() - attemptedAt < 1_000) throw unavailable();
+      await refetch();
+    } else if (!pending && Date.now() - attemptedAt >= REFRESH_MS) {
+      refetch().catch((error: unknown) =>
+        log.warn(
+          { err: error, jwksUri: url },
+          'identity provider keys could not be refreshed; the keys held still verify',
+        ),
+      );
+    }
+    try {
+      return await set(header, token);
+    } catch (error) {
+      const unknownKid = (error as { code?: unknown }).code === 'ERR_JWKS_NO_MATCHING_KEY';
+      if (!unknownKid) throw error;
+      if (!pending && Date.now() - attemptedAt < opts.cooldownMs) {
+        // The key may be new at a provider the last fetch could not reach: that is no bad token.
+        throw failed ? unavailable() : error;
+      }
+      await refetch();
+      return set(header, token);
+    }
   };
 }
 
