@@ -154,6 +154,13 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
       } catch (error) {
         throw explain(error, log);
       }
+      // Keycloak's header says JWT for every token it signs; which one it is, it says in a `typ` claim:
+      // `Bearer` for an access token, `ID` for an ID token (and `Logout`, `Refresh`...).
+      const kind: unknown = payload.typ;
+      if (kind !== undefined && (typeof kind !== 'string' || kind.toLowerCase() !== 'bearer'))
+        throw invalid(
+          `The token's type (typ claim ${typeof kind === 'string' ? quoted(kind) : `of type ${typeof kind}`}) is not an access token (Bearer)`,
+        );
       if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('The access token has no subject (sub)');
       const caller: TokenCaller = {
         kind: 'token',
