@@ -258,11 +258,17 @@ describe('orderEvents over WebSocket', () => {
     }
   });
 
-  it('closes the connection with 4401 when the token expires under an open subscription', async () => {
-    const token = await idp.sign({ sub: 'alice', expiresIn: 2 });
+  it('serves a token as long as HTTP does (exp plus the clock tolerance), then closes with 4401', async () => {
+    // Past its exp by 25 s: within the 30 s tolerance for clocks that disagree, over HTTP and here.
+    const petId = (await makePet(t, { stock: 10 })).id.toString();
+    const token = await idp.sign({ sub: 'alice', expiresIn: -25 });
+    expect((await gql(t.url, ME, {}, bearer(token))).body.data.me.subject).toBe('alice');
     const ws = connectWs(t.url, { connectionParams: { Authorization: `Bearer ${token}` } });
-    subscribe(ws, 'subscription { orderEvents { kind } }');
+    const events = subscribe(ws, 'subscription ($p: [ID!]) { orderEvents(petIds: $p) { kind } }', { p: [petId] });
     await ws.connected;
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await gql(t.url, PLACE, { petId }, bearer(token))).status).toBe(200);
+    expect((await events.take(1))[0]!.data).toEqual({ orderEvents: { kind: 'PLACED' } });
     const closed = await ws.closed;
     expect(closed).toEqual({ code: 4401, reason: 'Unauthorized: the access token expired' });
     await ws.dispose();

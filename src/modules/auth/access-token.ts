@@ -167,7 +167,8 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
         issuer: trusted.issuer,
         subject: payload.sub,
         scopes: tokenScopes(payload),
-        expiresAt: payload.exp! * 1000,
+        // Accepted until exp plus the tolerance (jose's check above): a connection lives as long.
+        expiresAt: (payload.exp! + trusted.clockToleranceS) * 1000,
       };
       // The identity is what an order records as its owner: one too long for that column would fail
       // the caller's first order with a database error (a 500), so the token is refused up front.

@@ -29,7 +29,7 @@ export interface TokenCaller {
   /** The token's `sub`. */
   subject: string;
   scopes: readonly Scope[];
-  /** When the token expires (ms since the epoch; `exp`): open subscriptions close then. */
+  /** When the token stops being accepted (ms since the epoch; `exp` plus the clock tolerance): open subscriptions close then. */
   expiresAt: number;
 }
 
