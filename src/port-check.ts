@@ -25,18 +25,28 @@ export function checkPortFree(host: string, port: number): Promise<void> {
 export type Listeners = Pick<Config, 'host' | 'port'> & { metrics?: Pick<Config['metrics'], 'host' | 'port'> };
 
 /**
- * The one line for a port in use or a host that is not this machine's, naming the setting of the
+ * The one line for a port in use or not allowed to this user (a port below 1024 without root), or a
+ * host that is not this machine's, naming the setting of the
  * listener that failed (Node's error carries its port): PORT and HOST for the public port,
  * METRICS_PORT and METRICS_HOST for the metrics listener; else null.
  */
 export function explainListenError(error: unknown, listeners: Listeners): FatalLine | null {
-  const { code, port: failedPort } = (error ?? {}) as { code?: string; port?: number };
+  const { code, port: failedPort, syscall } = (error ?? {}) as { code?: string; port?: number; syscall?: string };
   const { metrics } = listeners;
   const onMetrics =
     metrics !== undefined && metrics.port > 0 && failedPort === metrics.port && failedPort !== listeners.port;
   const [host, port, portSetting, hostSetting] = onMetrics
     ? [metrics.host, metrics.port, 'METRICS_PORT', 'METRICS_HOST']
     : [listeners.host, listeners.port, 'PORT', 'HOST'];
+  if (code === 'EACCES' && syscall === 'listen') {
+    return {
+      message:
+        `Port ${port} on ${host} may not be listened on by this user (EACCES: ports below 1024 need root or ` +
+        `CAP_NET_BIND_SERVICE). Set ${portSetting} to 1024 or above (${portSetting}=${onMetrics ? 9464 : 4000}); ` +
+        'a load balancer or a port mapping can still publish it on a lower port.',
+      setting: portSetting,
+    };
+  }
   if (code === 'EADDRINUSE') {
     return {
       message:

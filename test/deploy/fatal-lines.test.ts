@@ -148,3 +148,53 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command, on a database 
     ]);
   });
 });
+
+/**
+ * Ports below 1024 need a privilege the image's user (`node`) lacks: `PORT=80` there fails to listen
+ * with EACCES. On the embedded database that line blamed PGLITE_DATA_DIR ("Cannot write the embedded
+ * database directory"), on PostgreSQL it was an unexplained error with its stack; it names the port's
+ * setting. Run as an unprivileged user (nobody, when the tests run as root) where such ports are
+ * privileged (Linux's default).
+ */
+const unprivilegedPortStart = (() => {
+  try {
+    return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'));
+  } catch {
+    return 0;
+  }
+})();
+describeIf(unprivilegedPortStart > 80, {
+  needs: 'Linux with ports below 1024 privileged (net.ipv4.ip_unprivileged_port_start)',
+  run: 'npm test -- test/deploy/fatal-lines.test.ts on such a host',
+})('a port this user may not listen on', () => {
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+  const dataDir = path.join(tmp, 'unprivileged', 'data');
+  beforeAll(() => {
+    // The unprivileged user creates the database (and its lock file beside it) here.
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+    fs.chmodSync(tmp, 0o755);
+    fs.chmodSync(path.dirname(dataDir), 0o777);
+  });
+
+  it.each([
+    ['PORT', 80, { PORT: '80' }],
+    ['METRICS_PORT', 90, { PORT: '0', METRICS_PORT: '90', METRICS_HOST: '127.0.0.1' }],
+  ] as const)('is one line naming %s', async (setting, port, env) => {
+    const result = await runScript(
+      'src/main.js',
+      [],
+      { HOST: '127.0.0.1', NODE_ENV: 'production', PGLITE_DATA_DIR: dataDir, ...env },
+      { withinMs: 60_000, user },
+    );
+    expect(result.code).toBe(1);
+    expect(parsed(result.stderr.split('\n').filter((l) => l.includes('"level":60')))).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting,
+        msg: expect.stringMatching(
+          new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 may not be listened on .*Set ${setting} to 1024 or above`),
+        ),
+      }),
+    ]);
+  });
+});

@@ -224,12 +224,14 @@ export async function runScript(
   script: string,
   args: string[],
   env: Record<string, string>,
-  { withinMs = 90_000 }: { withinMs?: number } = {},
+  { withinMs = 90_000, user }: { withinMs?: number; user?: { uid: number; gid: number } } = {},
 ): Promise<CliResult> {
   const child = spawn(process.execPath, [...TEST_NODE_FLAGS, path.join(root, 'dist', script), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Another user (a test run as root starting the process as the image's unprivileged one).
+    ...user,
   });
   let stdout = '';
   let stderr = '';
