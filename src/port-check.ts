@@ -26,15 +26,26 @@ export type Listeners = Pick<Config, 'host' | 'port'> & { metrics?: Pick<Config[
 
 /**
  * The one line for a port in use or not allowed to this user (a port below 1024 without root), or a
- * host that is not this machine's, naming the setting of the
+ * host that is not this machine's (or does not resolve), naming the setting of the
  * listener that failed (Node's error carries its port): PORT and HOST for the public port,
  * METRICS_PORT and METRICS_HOST for the metrics listener; else null.
  */
 export function explainListenError(error: unknown, listeners: Listeners): FatalLine | null {
-  const { code, port: failedPort, syscall } = (error ?? {}) as { code?: string; port?: number; syscall?: string };
+  const {
+    code,
+    port: failedPort,
+    syscall,
+    hostname,
+  } = (error ?? {}) as { code?: string; port?: number; syscall?: string; hostname?: string };
   const { metrics } = listeners;
+  // A name that does not resolve fails before any port is tried: its error carries the name instead.
+  const unresolved = syscall === 'getaddrinfo' && hostname !== undefined;
   const onMetrics =
-    metrics !== undefined && metrics.port > 0 && failedPort === metrics.port && failedPort !== listeners.port;
+    metrics !== undefined &&
+    metrics.port > 0 &&
+    (unresolved
+      ? hostname === metrics.host && hostname !== listeners.host
+      : failedPort === metrics.port && failedPort !== listeners.port);
   const [host, port, portSetting, hostSetting] = onMetrics
     ? [metrics.host, metrics.port, 'METRICS_PORT', 'METRICS_HOST']
     : [listeners.host, listeners.port, 'PORT', 'HOST'];
@@ -53,6 +64,12 @@ export function explainListenError(error: unknown, listeners: Listeners): FatalL
         `Port ${port} on ${host} is already in use (another server still running?). ` +
         `Stop that process, or set ${portSetting} to a free port (${portSetting}=${port === 4000 ? 4001 : port + 1}).`,
       setting: portSetting,
+    };
+  }
+  if (unresolved) {
+    return {
+      message: `${hostSetting} ${host} is not an address this machine can resolve (${code}): set ${hostSetting} to 0.0.0.0, 127.0.0.1 or one of its addresses.`,
+      setting: hostSetting,
     };
   }
   if (code === 'EADDRNOTAVAIL') {

@@ -128,6 +128,28 @@ describe('fatal start-up lines', () => {
       }),
     ]);
   });
+
+  // A name that does not resolve (a typo, a host name of another machine) was an unexplained error
+  // with its stack (getaddrinfo ENOTFOUND), naming no setting.
+  it.each([
+    ['HOST', async () => ({ HOST: 'no-such-host.invalid' })],
+    [
+      'METRICS_HOST',
+      async () => ({ PORT: '0', METRICS_PORT: String(await freePort()), METRICS_HOST: 'no-such-host.invalid' }),
+    ],
+  ] as const)('name the setting of an explained failure: a name that does not resolve is %s', async (setting, env) => {
+    const { code, lines } = await failed('src/main.js', { NODE_ENV: 'production', ...(await env()) });
+    expect(code).toBe(1);
+    expect(parsed(lines.filter((l) => l.includes('"level":60')))).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting,
+        msg: expect.stringMatching(
+          new RegExp(`^${setting} no-such-host\\.invalid is not an address this machine can resolve`),
+        ),
+      }),
+    ]);
+  });
 });
 
 describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command, on a database that does not exist', () => {
