@@ -19,6 +19,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
   let metricsUrl: string;
   let auth: Record<string, string>;
   let cleanup: () => Promise<void> = async () => undefined;
+  let serverEnv: Record<string, string>;
 
   const gql = async (query: string, variables?: Record<string, unknown>) =>
     fetch(`${server.url}/graphql`, {
@@ -65,6 +66,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
       cleanup = async () => fs.rmSync(dataDir, { recursive: true, force: true });
     }
     auth = await adminKeyFor(env);
+    serverEnv = env;
     server = await startServerProcess(env);
   });
 
@@ -194,6 +196,31 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     // No OTEL_* variables: no tracing, so no trace ids in the request log lines.
     expect(server.output.some((l) => l.includes('"reqId"'))).toBe(true);
     expect(server.output.some((l) => l.includes('trace_id'))).toBe(false);
+  });
+
+  // The rate limit's look at the cache before the authentication was counted as well: every request
+  // with a key was two hits, and its first use two misses for one read of the database.
+  it('counts one API-key cache lookup per request with a key: a hit, or a miss that read the database', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 5; i++) expect((await gql('{ __typename }')).status).toBe(200);
+    const after = await scrape();
+    expect(total(after, 'api_key_cache_hits_total') - total(before, 'api_key_cache_hits_total')).toBe(5);
+    expect(total(after, 'api_key_cache_misses_total')).toBe(total(before, 'api_key_cache_misses_total'));
+    // A key this process has not seen: one miss (its one read), then a hit.
+    const { authorization } = await adminKeyFor(serverEnv);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await fetch(`${server.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization },
+            body: JSON.stringify({ query: '{ __typename }' }),
+          })
+        ).status,
+      ).toBe(200);
+    const last = await scrape();
+    expect(total(last, 'api_key_cache_misses_total') - total(after, 'api_key_cache_misses_total')).toBe(1);
+    expect(total(last, 'api_key_cache_hits_total') - total(after, 'api_key_cache_hits_total')).toBe(1);
   });
 
   it('answers 404 on the metrics port for anything but GET /metrics', async () => {

@@ -57,10 +57,18 @@ export class ApiKeyCache {
   }
 
   get(hash: string): CachedKey | undefined {
-    const entry = this.#listening ? this.#entries.get(hash) : undefined;
+    const entry = this.peek(hash);
     if (entry) this.stats.hits++;
     else this.stats.misses++;
     return entry;
+  }
+
+  /**
+   * The entry, not counted in `stats`: the rate limit's look before the authentication (which counts
+   * its own lookup), so that one request is one hit or one miss, and a miss is a database read.
+   */
+  peek(hash: string): CachedKey | undefined {
+    return this.#listening ? this.#entries.get(hash) : undefined;
   }
 
   /** Taken before reading a key from the database; see `set`. */

@@ -129,7 +129,7 @@ export class ApiKeyService {
    */
   cachedCaller(key: string): KeyCaller | null {
     if (!KEY_FORMAT.test(key)) return null;
-    return this.cache?.get(hashKey(key))?.caller ?? null;
+    return this.cache?.peek(hashKey(key))?.caller ?? null;
   }
 
   /** The caller a presented key stands for, or null when it is malformed, unknown or revoked. */
