@@ -59,7 +59,10 @@ interface AppliedRow {
 const appliedRows = (session: SqlSession): Promise<AppliedRow[]> =>
   session.query<AppliedRow>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"');
 
-/** Applies every pending migration; returns the names it applied. `onApply` hears each one as it starts. */
+/**
+ * Applies every pending migration; returns the names it applied (not those another process applied
+ * while this one waited for the lock). `onApply` hears each one as it starts.
+ */
 export async function migrate(
   db: Database,
   migrations: Migration[] = readMigrations(),
@@ -78,8 +81,7 @@ export async function migrate(
     const done: string[] = [];
     for (const [index, migration] of pending.entries()) {
       onApply?.(migration, index + 1, pending.length);
-      await applyOne(session, migration);
-      done.push(migration.name);
+      if (await applyOne(session, migration)) done.push(migration.name);
     }
     return done;
   });
@@ -136,7 +138,8 @@ export async function pendingMigrations(
   });
 }
 
-async function applyOne(session: SqlSession, migration: Migration): Promise<void> {
+/** Applies `migration`; false when another process applied it meanwhile (per-transaction lock only). */
+async function applyOne(session: SqlSession, migration: Migration): Promise<boolean> {
   await session.exec('BEGIN');
   try {
     if (session.lockPerTransaction) {
@@ -148,7 +151,7 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<void
       );
       if (done) {
         await session.exec('COMMIT');
-        return;
+        return false;
       }
     }
     await session.exec(migration.sql);
@@ -158,6 +161,7 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<void
       [crypto.randomUUID(), migration.checksum, migration.name],
     );
     await session.exec('COMMIT');
+    return true;
   } catch (error) {
     await session.exec('ROLLBACK');
     throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);

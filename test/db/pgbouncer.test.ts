@@ -6,6 +6,7 @@
  * Real processes throughout. Skipped where PgBouncer or a PostgreSQL server is missing.
  */
 import { createDatabase } from '../../src/db/database';
+import { readMigrations } from '../../src/db/migrate';
 import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
 import { gql, petInStock } from '../helpers/gateway-fixture';
@@ -181,5 +182,38 @@ describeWithPgBouncer('the gateway behind a pooler it was not told about', () =>
     const warnings = server.output.filter((line) => line.includes('prepared statement'));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!).msg).toMatch(/Add \?pgbouncer=true to DATABASE_URL/);
+  });
+});
+
+// Behind a transaction-mode pooler without DATABASE_DIRECT_URL, migrations lock per transaction: a
+// migrate command that found a migration applied by another one meanwhile skipped it, and still said
+// it had applied it ("applied 7 migration(s)" from both of two commands on a fresh database).
+describeWithPgBouncer('two migrate commands at once through PgBouncer, without DATABASE_DIRECT_URL', () => {
+  let bouncer: PgBouncer;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+
+  beforeAll(async () => {
+    bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL!);
+    database = await createPostgresDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    await bouncer?.stop();
+  });
+
+  it('each name only the migrations it applied: every one once between them', async () => {
+    const env = { DATABASE_URL: bouncer.url(nameOf(database.url)) };
+    const runs = await Promise.all([0, 1].map(() => runScript('src/db/migrate.cli.js', [], env)));
+    expect(runs.map((r) => r.code)).toEqual([0, 0]);
+    const named = runs.flatMap((r) => {
+      const line = r.stdout.split('\n').find((l) => l.startsWith('applied ')) ?? '';
+      const [, count, names] = /^applied (\d+) migration\(s\): (.*)$/.exec(line) ?? [];
+      const list = names ? names.split(', ') : [];
+      expect(list).toHaveLength(Number(count ?? 0));
+      return list;
+    });
+    const all = readMigrations().map((m) => m.name);
+    expect(named.sort()).toEqual([...all].sort());
   });
 });
