@@ -15,8 +15,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ApolloServerPlugin } from '@apollo/server';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import type { Explorer } from '../config';
+import { AppError, ErrorCode } from '../errors/app-error';
+import { EXPLORER_OFF_MESSAGE } from '../policy/errors';
 
 /** Where the explorer's files are served from. */
 export const EXPLORER_ASSETS = '/explorer/';
@@ -151,4 +154,25 @@ export function explorerPlugin(explorer: Exclude<Explorer, 'off'>): ApolloServer
       };
     },
   };
+}
+
+/** What asks GET /graphql for an operation in its query string (GraphQL over GET, by hash or in full). */
+const OPERATION_PARAMS = ['query', 'documentId', 'extensions'];
+
+/**
+ * GET /graphql's first check while the explorer is off: a browser opening the URL (no operation in
+ * the query string, not a WebSocket upgrade, HTML preferred to JSON as Apollo decides for its landing
+ * page) gets the 406 that names EXPLORER. A browser's Accept also allows any type, so without this check
+ * Apollo answered it 400 "must contain a non-empty `query`", saying nothing of the explorer.
+ */
+export async function explorerOffNotice(request: FastifyRequest): Promise<void> {
+  if (request.headers.upgrade || !request.headers.accept) return;
+  const params = (request.query ?? {}) as Record<string, unknown>;
+  if (OPERATION_PARAMS.some((name) => params[name] !== undefined)) return;
+  const preferred = new Negotiator({ headers: { accept: request.headers.accept } }).mediaType([
+    'application/json',
+    'application/graphql-response+json',
+    'text/html',
+  ]);
+  if (preferred === 'text/html') throw new AppError(ErrorCode.NOT_ACCEPTABLE, 406, EXPLORER_OFF_MESSAGE);
 }

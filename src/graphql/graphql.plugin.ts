@@ -4,7 +4,7 @@
  * and graphql-ws subscriptions on GET /graphql upgraded to a WebSocket (subscriptions/subscriptions.ts).
  */
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import type { FastifyBaseLogger, FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, preHandlerHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
@@ -28,7 +28,7 @@ import { subscriptionsPlugin, type SubscriptionsOptions } from '../subscriptions
 import { reportOpenSubscriptions, type Metrics } from '../telemetry/metrics';
 import { createApollo } from './apollo';
 import { cachePolicyStep } from './cache-policy';
-import { registerExplorerAssets } from './explorer';
+import { explorerOffNotice, registerExplorerAssets } from './explorer';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql-tracing';
 import { readRoutingPlugin } from './read-routing.plugin';
 import { createGraphQLCache, type GraphQLCache } from './response-cache';
@@ -241,6 +241,10 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
     // GET /graphql gets a document's headers without the CSP header (its JSON answers too: the route
     // cannot know which it answers before Apollo has run).
     config: { securityHeaders: options.graphql.landingPage ? 'document-own-csp' : 'api' },
+    // Without the explorer, a browser opening the URL is told which setting gives one.
+    ...(options.graphql.landingPage
+      ? {}
+      : { preHandler: [explorerOffNotice, ...(route.preHandler as preHandlerHookHandler[])] }),
     preValidation: app.subscriptions.checkUpgrade,
     wsHandler: app.subscriptions.wsHandler,
   });

@@ -68,6 +68,13 @@ const OPERATOR_MESSAGES: [prefix: string, message: string][] = [
   ],
 ];
 
+/**
+ * What a browser opening GET /graphql is told while the explorer is off: the 406 above, also when
+ * its Accept also allows any type (every browser's does), which Apollo would answer with "must contain a
+ * non-empty query" (src/graphql/explorer.ts, explorerOffNotice).
+ */
+export const EXPLORER_OFF_MESSAGE = OPERATOR_MESSAGES[1]![1];
+
 /** The message with Apollo's developer-facing texts replaced (OPERATOR_MESSAGES). */
 function operatorMessage(message: string): string {
   return OPERATOR_MESSAGES.find(([prefix]) => message.startsWith(prefix))?.[1] ?? message;

@@ -285,6 +285,33 @@ describe('production hardening', () => {
     }
   });
 
+  // A browser's Accept also allows any type (`text/html,...,*` + `/*;q=0.8`): Apollo found JSON
+  // acceptable and answered 400 "must contain a non-empty `query`", so a browser opening /graphql in
+  // production was never told that EXPLORER gives an explorer.
+  it('tells a browser opening /graphql in production which setting gives the explorer, whatever its Accept', async () => {
+    const t = await app({ env: { NODE_ENV: 'production' } });
+    try {
+      const chrome =
+        'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+      const page = await t.app.inject({ method: 'GET', url: '/graphql', headers: { accept: chrome } });
+      expect(page.statusCode).toBe(406);
+      expect(page.json().errors[0]).toMatchObject({
+        message: expect.stringMatching(/explorer only where EXPLORER is sandbox or graphiql/),
+        extensions: { code: 'NOT_ACCEPTABLE', status: 406 },
+      });
+      // GraphQL over GET from the same browser still runs.
+      const query = await t.app.inject({
+        method: 'GET',
+        url: `/graphql?query=${encodeURIComponent('{ __typename }')}`,
+        headers: { accept: chrome },
+      });
+      expect(query.statusCode).toBe(200);
+      expect(query.json()).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('turns introspection and the landing page off in production by default', async () => {
     const t = await app({ env: { NODE_ENV: 'production' } });
     try {
