@@ -3,6 +3,8 @@
  * Prisma's host, where the service must install and run from the npm registry alone
  * (docs/operations.md), so the service applies Prisma's migration folders itself: in name order, each in its own transaction, recorded in `_prisma_migrations` with the same
  * columns and SHA-256 checksums that Prisma writes, so `prisma migrate status` agrees elsewhere.
+ * A migration that PostgreSQL refuses to run in a transaction (`CREATE INDEX CONCURRENTLY`, alone in
+ * its file) runs outside one, recorded as Prisma's engine records it: started, then finished.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -98,7 +100,9 @@ function pendingOf(migrations: Migration[], rows: AppliedRow[]): Migration[] {
   for (const row of applied.values()) {
     if (row.finished_at === null) {
       throw new MigrationError(
-        `Migration ${row.migration_name} started but did not finish; resolve it before starting the service`,
+        `Migration ${row.migration_name} started but did not finish; resolve it before starting the service: ` +
+          'undo what it may have done, then mark it rolled back (UPDATE "_prisma_migrations" SET rolled_back_at = now() ' +
+          `WHERE migration_name = '${row.migration_name}' AND finished_at IS NULL), and migrate again`,
       );
     }
   }
@@ -138,8 +142,19 @@ export async function pendingMigrations(
   });
 }
 
+/** What PostgreSQL runs only outside a transaction: `CREATE`/`DROP INDEX CONCURRENTLY`, `REINDEX ... CONCURRENTLY`. */
+const OUTSIDE_TRANSACTION = /\bCONCURRENTLY\b/i;
+
+/** The migration's SQL without its comments (`--` lines, block comments), trimmed. */
+const withoutComments = (sql: string): string =>
+  sql
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/--[^\n]*/g, '')
+    .trim();
+
 /** Applies `migration`; false when another process applied it meanwhile (per-transaction lock only). */
 async function applyOne(session: SqlSession, migration: Migration): Promise<boolean> {
+  if (OUTSIDE_TRANSACTION.test(withoutComments(migration.sql))) return applyOutsideTransaction(session, migration);
   await session.exec('BEGIN');
   try {
     if (session.lockPerTransaction) {
@@ -166,6 +181,55 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<bool
     await session.exec('ROLLBACK');
     throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
   }
+}
+
+/**
+ * Applies a migration PostgreSQL refuses inside a transaction. It must be that one statement alone
+ * (a failure halfway through several could not be undone), and it needs the migration lock held by
+ * the session (a direct connection), not by a transaction. Its row is written before it runs and
+ * finished after, as Prisma's engine does: if it fails, or the process dies meanwhile (a
+ * `CONCURRENTLY` index may be left INVALID), the next run stops at "started but did not finish"
+ * rather than take the half-built index for done.
+ */
+async function applyOutsideTransaction(session: SqlSession, migration: Migration): Promise<boolean> {
+  const statement = withoutComments(migration.sql).replace(/;\s*$/, '');
+  if (statement.includes(';')) {
+    throw new MigrationError(
+      `Migration ${migration.name} runs a statement PostgreSQL refuses inside a transaction (CONCURRENTLY), ` +
+        'beside other statements: give that statement a migration of its own, and the rest another.',
+    );
+  }
+  if (session.lockPerTransaction) {
+    throw new MigrationError(
+      `Migration ${migration.name} runs a statement PostgreSQL refuses inside a transaction (CONCURRENTLY), which ` +
+        'cannot be applied through a transaction-mode pooler: set DATABASE_DIRECT_URL to the database itself ' +
+        '(docs/postgres-topologies.md).',
+    );
+  }
+  const id = crypto.randomUUID();
+  await session.query(
+    `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
+     VALUES ($1, $2, $3, now(), 0)`,
+    [id, migration.checksum, migration.name],
+  );
+  try {
+    await session.exec(migration.sql);
+  } catch (error) {
+    const message = (error as Error).message;
+    await session
+      .query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, message])
+      .catch(() => undefined);
+    throw new MigrationError(
+      `Migration ${migration.name} failed outside a transaction: ${message}. It is recorded as started and not ` +
+        'finished: drop what it may have left (an INVALID index), then mark it rolled back ' +
+        `(UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = '${migration.name}' ` +
+        'AND finished_at IS NULL), and migrate again.',
+    );
+  }
+  await session.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [
+    id,
+  ]);
+  return true;
 }
 
 /**

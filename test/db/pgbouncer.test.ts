@@ -6,7 +6,7 @@
  * Real processes throughout. Skipped where PgBouncer or a PostgreSQL server is missing.
  */
 import { createDatabase } from '../../src/db/database';
-import { readMigrations } from '../../src/db/migrate';
+import { migrate, readMigrations } from '../../src/db/migrate';
 import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
 import { gql, petInStock } from '../helpers/gateway-fixture';
@@ -215,5 +215,31 @@ describeWithPgBouncer('two migrate commands at once through PgBouncer, without D
     });
     const all = readMigrations().map((m) => m.name);
     expect(named.sort()).toEqual([...all].sort());
+  });
+
+  it('refuses a CONCURRENTLY migration (it needs a session), naming DATABASE_DIRECT_URL, and records nothing', async () => {
+    const db = await createDatabase({
+      kind: 'postgres',
+      url: bouncer.url(nameOf(database.url)),
+      pgbouncer: true,
+      poolSize: 1,
+    });
+    try {
+      const m = {
+        name: '29991231000001_concurrently',
+        sql: 'CREATE INDEX CONCURRENTLY "x" ON "pets" ("name");',
+        checksum: 'c',
+      };
+      await expect(migrate(db, [...readMigrations(), m])).rejects.toThrow(
+        /transaction-mode pooler: set DATABASE_DIRECT_URL/,
+      );
+      const rows = await db.prisma.$queryRawUnsafe<unknown[]>(
+        'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1',
+        m.name,
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await db.close();
+    }
   });
 });
