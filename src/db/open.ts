@@ -53,8 +53,10 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
       const names = await migrate(db, undefined, (migration, index, count) =>
         progress(`applying migration ${index} of ${count}: ${migration.name}`),
       ).catch((error: unknown) => {
-        // At start (no `migrations` option: MIGRATE_ON_START decided), not in the migrate command.
-        throw settings.kind === 'postgres' && options.migrations === undefined ? explainMigrationRefused(error) : error;
+        // At start (no `migrations` option: MIGRATE_ON_START decided), or in the migrate command.
+        throw settings.kind === 'postgres'
+          ? explainMigrationRefused(error, options.migrations === undefined ? 'start' : 'command')
+          : error;
       });
       for (const name of names) applied?.(name);
     } else {
@@ -77,13 +79,22 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
 
 /**
  * A role that may not change the schema (42501, insufficient privilege: the least-privilege role of
- * docs/deployment.md) asked to migrate: MIGRATE_ON_START=true (the default) is the setting to change,
- * where PostgreSQL's own words point at the grants.
+ * docs/deployment.md) asked to migrate. At start, MIGRATE_ON_START=true (the default) is the setting
+ * to change; in the migrate command, the role of DATABASE_URL. (The connection itself succeeded: the
+ * driver's "refused the connection... fix the user, password or grants" pointed the wrong way.)
  */
-function explainMigrationRefused(error: unknown): unknown {
+function explainMigrationRefused(error: unknown, when: 'start' | 'command'): unknown {
   const code = (error as { code?: string } | null)?.code;
   const message = (error as Error | null)?.message ?? '';
   if (code !== '42501' && !/permission denied/.test(message)) return error;
+  if (when === 'command') {
+    return new StartupError(
+      `The role of DATABASE_URL may not change the schema (${message}): the migrate command needs a role that ` +
+        "may, such as the schema's owner. Run it with DATABASE_URL naming that role; the gateway itself can keep " +
+        'its least-privilege role (docs/deployment.md, "Migrations as their own step").',
+      { setting: 'DATABASE_URL' },
+    );
+  }
   return new StartupError(
     `The role of DATABASE_URL may not change the schema (${message}), and migrations run at start ` +
       `(MIGRATE_ON_START=true, the default). Set MIGRATE_ON_START=false for this role, and run the migrate ` +
