@@ -181,6 +181,9 @@ function registerReadCounters(registry: Registry, read: () => PoolReport[]): voi
     help: '1 while the pool serves reads; 0 for a replica taken out (failed, or no longer a standby)',
     labelNames: ['pool', 'role'],
     registers: [registry],
+    // Under WEB_CONCURRENCY the primary serves the workers' metrics merged: a state is the lowest of
+    // theirs (0 when any worker has taken the pool out), not their sum.
+    aggregator: 'min',
     collect() {
       for (const p of read()) this.set({ pool: p.name, role: p.role }, p.up ? 1 : 0);
     },

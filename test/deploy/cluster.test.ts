@@ -111,6 +111,8 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
     expect(
       sample(text, 'graphql_operation_duration_seconds_count{operation_name="ClusterCount",operation_type="query"}'),
     ).toBe(20);
+    // A state, not a count: 1 while every worker's pool serves (a sum said 2), 0 once one's does not.
+    expect(sample(text, 'db_pool_up{pool="primary",role="primary"}')).toBe(1);
   });
 
   it('delivers a subscription event whichever worker holds the socket and whichever took the write', async () => {
