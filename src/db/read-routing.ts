@@ -59,6 +59,8 @@ export async function markWrite(): Promise<void> {
 export interface PinStore {
   /** ioredis's connection state: commands are sent only while it is 'ready'. */
   readonly status: string;
+  /** ioredis's connection events: 'close' (lost, or an attempt failed) and 'ready' (usable again). */
+  on(event: 'close' | 'ready', listener: () => void): unknown;
   set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
   pttl(key: string): Promise<number>;
 }
@@ -72,13 +74,30 @@ export interface PinStore {
  */
 export class SharedReadYourWrites {
   #warned = false;
+  /** The connection was lost (or never made) since it was last ready. */
+  #interrupted: boolean;
+  /**
+   * Every caller reads from the primary until then: Redis came back from an outage, during which
+   * windows could not be written, or in which they were lost (a restart, a failover to a replica
+   * that had not received them). A window lasts `windowMs`, so one that long covers them all.
+   */
+  #resyncUntil = 0;
 
   constructor(
     private readonly redis: PinStore,
     private readonly prefix: string,
     private readonly windowMs: number,
     private readonly log: (msg: string, err?: unknown) => void,
-  ) {}
+  ) {
+    this.#interrupted = redis.status === 'reconnecting';
+    redis.on('close', () => {
+      this.#interrupted = true;
+    });
+    redis.on('ready', () => {
+      if (this.#interrupted) this.#resyncUntil = Date.now() + this.windowMs;
+      this.#interrupted = false;
+    });
+  }
 
   async wrote(caller: string): Promise<void> {
     if (this.windowMs <= 0) return;
@@ -96,7 +115,7 @@ export class SharedReadYourWrites {
   /** Whether `caller`'s reads must go to the primary: it wrote within the window, or Redis cannot tell. */
   async pinned(caller: string): Promise<boolean> {
     if (this.windowMs <= 0) return false;
-    if (this.redis.status !== 'ready') return true;
+    if (this.redis.status !== 'ready' || Date.now() < this.#resyncUntil) return true;
     try {
       // -2: no such key (no recent write); anything else: the window is open.
       return (await this.redis.pttl(this.prefix + caller)) !== -2;
