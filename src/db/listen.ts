@@ -36,6 +36,15 @@ export interface PostgresListenOptions {
    * FIN or RST (a dead host, a dropped NAT entry) is noticed instead of waiting forever.
    */
   keepAliveInitialDelayMs?: number;
+  /**
+   * How often the connection is asked `SELECT 1`, and how long it may take to answer (also the
+   * longest wait to connect). TCP keepalive alone takes minutes to give up on a peer that vanished
+   * (Linux: 9 probes 75 s apart after the idle time), while a connection that is not heard is not
+   * idle for the kernel's keepalive when it still has unacknowledged data to send; an answer that
+   * does not come in time ends the connection, which is then replaced as if it had failed.
+   */
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
 }
 
 /**
@@ -53,6 +62,8 @@ export class PostgresListener {
   #connecting: Promise<void> | null = null;
   /** A reconnection is scheduled: new channels wait for it (it LISTENs on every channel). */
   #retrying = false;
+  /** The heartbeat of the open connection. */
+  #beat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: string,
@@ -97,17 +108,25 @@ export class PostgresListener {
   }
 
   async #connect(): Promise<void> {
-    const { minBackoffMs = 200, maxBackoffMs = 10_000, keepAliveInitialDelayMs = 10_000 } = this.options;
+    const {
+      minBackoffMs = 200,
+      maxBackoffMs = 10_000,
+      keepAliveInitialDelayMs = 10_000,
+      heartbeatMs = 5_000,
+      heartbeatTimeoutMs = 5_000,
+    } = this.options;
     const c = new Client({
       connectionString: this.url,
       keepAlive: true,
       keepAliveInitialDelayMillis: keepAliveInitialDelayMs,
+      connectionTimeoutMillis: heartbeatTimeoutMs,
     });
     this.#client = c;
     let failed = false;
     const fail = (error: Error) => {
       if (failed) return;
       failed = true;
+      clearInterval(this.#beat);
       if (this.#client === c) this.#client = null;
       c.end().catch(() => undefined);
       if (this.#stopped) return;
@@ -139,13 +158,41 @@ export class PostgresListener {
     if (failed || this.#stopped) return;
     this.#failures = 0;
     this.#listening = true;
+    this.#beat = this.#heartbeat(c, heartbeatMs, heartbeatTimeoutMs, fail);
     this.#each((h) => h.onState(true));
+  }
+
+  /** Asks `c` to answer every `everyMs`; one that does not within `timeoutMs` is failed. */
+  #heartbeat(c: Client, everyMs: number, timeoutMs: number, fail: (error: Error) => void): NodeJS.Timeout {
+    let asking = false;
+    const beat = setInterval(() => {
+      if (asking) return;
+      asking = true;
+      const timer = setTimeout(
+        () => fail(new Error(`the LISTEN connection did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      timer.unref();
+      c.query('SELECT 1').then(
+        () => {
+          asking = false;
+          clearTimeout(timer);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          fail(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    }, everyMs);
+    beat.unref();
+    return beat;
   }
 
   async #stop(): Promise<void> {
     this.#stopped = true;
     this.#retrying = false;
     clearTimeout(this.#retry);
+    clearInterval(this.#beat);
     const c = this.#client;
     this.#client = null;
     this.#listening = false;
