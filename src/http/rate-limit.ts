@@ -27,6 +27,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Redis from 'ioredis';
+import { redisHeartbeat } from './redis-heartbeat';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
 import { callerIdentity, type Caller } from '../modules/auth/caller';
@@ -169,8 +170,10 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
     if (redis.status !== 'ready') report(false, err);
   });
   redis.on('close', () => report(false));
+  const stopHeartbeat = redisHeartbeat(redis);
   app.addHook('onClose', async () => {
     up = false; // quitting is no outage
+    stopHeartbeat();
     await redis.quit().catch(() => redis.disconnect());
   });
   return { redis, available: () => redis.status === 'ready' };

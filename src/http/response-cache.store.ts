@@ -29,6 +29,7 @@ import v8 from 'node:v8';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { ResponseCacheStats } from '../common/response-cache-stats';
+import { redisHeartbeat } from './redis-heartbeat';
 import { ConfigError } from '../config';
 export type { ResponseCacheStats };
 
@@ -166,6 +167,7 @@ export class RedisStore implements ResponseCacheStore {
   /** An invalidation that could not be made yet (Redis away): retried until it is. */
   #owed: Promise<void> | null = null;
   #stopped = false;
+  readonly #stopHeartbeat: () => void;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.#prefix = options.prefix;
@@ -186,6 +188,7 @@ export class RedisStore implements ResponseCacheStore {
     });
     // Reported by 'close' (once per outage); ioredis emits one per failed attempt.
     this.#redis.on('error', () => undefined);
+    this.#stopHeartbeat = redisHeartbeat(this.#redis);
   }
 
   async #onReady(): Promise<void> {
@@ -289,6 +292,7 @@ export class RedisStore implements ResponseCacheStore {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#synced = false;
+    this.#stopHeartbeat();
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

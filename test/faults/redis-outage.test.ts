@@ -138,3 +138,45 @@ describeWithRedis('Redis going away and coming back (through a proxy the test co
     expect(logLines(server, /rate-limit Redis is back/)).toHaveLength(1);
   });
 });
+
+describeWithRedis('Redis that stops answering without closing (through a proxy the test controls)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
+  let server: ServerProcess;
+  let proxy: TcpProxy;
+  afterAll(async () => {
+    await server?.stop();
+    await proxy?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is taken for unreachable within seconds: requests stop waiting for it, /readyz says degraded', async () => {
+    const target = new URL(redisUrl!);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      REDIS_URL: proxy.via(redisUrl!),
+      RATE_LIMIT_REDIS_PREFIX: `petstore-test-${crypto.randomUUID()}:`,
+      RATE_LIMIT_MAX: '1000',
+      NODE_ENV: 'production',
+    });
+    await pollUntil(
+      () => readyz(server.url),
+      (r) => r.body.checks.rateLimit === 'ok (redis)',
+    );
+
+    proxy.blackhole();
+    const degraded = await pollUntil(
+      () => readyz(server.url),
+      (r) => r.body.status === 'degraded',
+      10_000,
+    );
+    expect(degraded.body.checks.rateLimit).toMatch(/^degraded/);
+    // Each request would otherwise wait for its command to time out (500 ms).
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      expect(await burst(server.url, 1, 1)).toEqual([200]);
+      expect(Date.now() - started).toBeLessThan(400);
+    }
+    expect(logLines(server, /rate-limit Redis unavailable/)).toHaveLength(1);
+  });
+});
