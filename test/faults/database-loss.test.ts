@@ -135,6 +135,62 @@ describeWithPostgres('losing PostgreSQL', () => {
     expect(codeOf(await gql(url, PLACE_ORDER, { p: petId }, fixture.admin))).toBe('OK');
   });
 
+  it('answers writes 503 UNAVAILABLE while the database is read-only (a failover in progress), then recovers', async () => {
+    fixture = await startGateway({ NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+    const { url } = fixture.server;
+    const databaseUrl = fixture.databaseUrl!;
+    const petId = await petInStock(url, fixture.admin, 100);
+    const database = new URL(databaseUrl).pathname.slice(1);
+    // What a gateway meets while its address still leads to a server that became a standby, or to a
+    // primary being switched over: every write refused with SQLSTATE 25006.
+    await sql(databaseUrl, `ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+    await sql(
+      databaseUrl,
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    try {
+      // Reads go on (the pool's new sessions are read-only: the terminated ones are replaced).
+      const read = await pollUntil(
+        () => gql(url, 'query($id: ID!) { pet(id: $id) { id } }', { id: petId }),
+        (reply) => codeOf(reply) === 'OK',
+        20_000,
+      );
+      expect(codeOf(read)).toBe('OK');
+      const order = await gql(url, PLACE_ORDER, { p: petId }, fixture.admin);
+      expect(codeOf(order)).toBe('UNAVAILABLE');
+      expect(order.status).toBe(503);
+      const category = await gql(
+        url,
+        'mutation { createCategory(input: { name: "Read-only" }) { id } }',
+        {},
+        fixture.admin,
+      );
+      expect(codeOf(category)).toBe('UNAVAILABLE');
+      expect(category.status).toBe(503);
+    } finally {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query('SET default_transaction_read_only = off');
+        await client.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+      } finally {
+        await client.end();
+      }
+    }
+    await sql(
+      databaseUrl,
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    const back = await pollUntil(
+      () => gql(url, PLACE_ORDER, { p: petId }, fixture!.admin),
+      (reply) => codeOf(reply) === 'OK',
+      20_000,
+    );
+    expect(codeOf(back)).toBe('OK');
+  });
+
   it('answers 503 UNAVAILABLE within its bounds while the database does not answer, then recovers', async () => {
     const target = new URL(process.env.TEST_DATABASE_URL!);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
