@@ -42,10 +42,12 @@ export function constraintViolation(error: unknown): ConstraintViolation | null 
 }
 
 /**
- * PostgreSQL SQLSTATEs of a connection that failed or a statement that ran out of time, and 25006: a
- * write on a server that is read-only (a standby, or a primary being switched over in a failover).
+ * PostgreSQL SQLSTATEs of a connection that failed or a statement that ran out of time; 25006: a
+ * write on a server that is read-only (a standby, or a primary being switched over in a failover);
+ * 28000/28P01: a server that refuses this process's logins (pg_hba, a rotated password, a role
+ * locked), where /readyz says the database is unavailable too.
  */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-4]|57014|25P03|25006|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-4]|57014|25P03|25006|28000|28P01|53300)$/;
 /** Prisma's codes for an unreachable server, a lost connection, or a transaction that ran out of time. */
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 /** Driver errors that carry no code (node-postgres, pg-pool, sockets). */

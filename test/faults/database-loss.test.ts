@@ -191,6 +191,50 @@ describeWithPostgres('losing PostgreSQL', () => {
     expect(codeOf(back)).toBe('OK');
   });
 
+  it('answers 503 UNAVAILABLE while the server refuses its logins (a role locked, a rotated password), then recovers', async () => {
+    const role = `gateway_${Date.now()}`;
+    const admin = process.env.TEST_DATABASE_URL!;
+    await sql(admin, `CREATE ROLE ${role} LOGIN SUPERUSER`);
+    try {
+      fixture = await startGateway(
+        { NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+        {
+          databaseUrl: (url) => {
+            const u = new URL(url);
+            u.username = role;
+            return u.toString();
+          },
+        },
+      );
+      const { url } = fixture.server;
+      const petId = await petInStock(url, fixture.admin, 100);
+      await sql(admin, `ALTER ROLE ${role} NOLOGIN`);
+      await sql(admin, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+      // The terminated connections' own failures are UNAVAILABLE already; the new ones are refused.
+      const refused = await pollUntil(
+        () => gql(url, PLACE_ORDER, { p: petId }, fixture!.admin),
+        (reply) => codeOf(reply) !== 'UNAVAILABLE',
+        2_000,
+      );
+      expect(codeOf(refused)).toBe('UNAVAILABLE');
+      expect(refused.status).toBe(503);
+      const read = await gql(url, 'query($id: ID!) { pet(id: $id) { id } }', { id: petId });
+      expect(read.errors?.[0]?.extensions).toEqual({ code: 'UNAVAILABLE', status: 503 });
+
+      await sql(admin, `ALTER ROLE ${role} LOGIN`);
+      const back = await pollUntil(
+        () => gql(url, PLACE_ORDER, { p: petId }, fixture!.admin),
+        (reply) => codeOf(reply) === 'OK',
+        20_000,
+      );
+      expect(codeOf(back)).toBe('OK');
+    } finally {
+      await fixture?.dispose();
+      fixture = undefined;
+      await sql(admin, `DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+
   it('answers 503 UNAVAILABLE within its bounds while the database does not answer, then recovers', async () => {
     const target = new URL(process.env.TEST_DATABASE_URL!);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
