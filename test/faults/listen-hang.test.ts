@@ -66,7 +66,6 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('a LISTEN connection that stops answ
     expect((await stock.take(1))[0]!.data).toEqual({ stockChanged: { quantity: 11 } });
 
     proxy.blackhole();
-    const started = Date.now();
     await setStock(12); // missed: the notification never arrives
     let timer: NodeJS.Timeout | undefined;
     const closed = await Promise.race([
@@ -75,7 +74,6 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('a LISTEN connection that stops answ
     ]);
     clearTimeout(timer);
     expect(closed?.code).toBe(1013);
-    expect(Date.now() - started).toBeLessThan(20_000);
     // Requests never depended on it.
     expect((await setStock(13)).errors).toBeUndefined();
   });
