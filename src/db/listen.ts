@@ -99,7 +99,10 @@ export class PostgresListener {
       if (current.size > 0) return;
       this.#channels.delete(channel);
       if (this.#channels.size === 0) await this.#stop();
-      else await this.#client?.query(`UNLISTEN ${this.#client.escapeIdentifier(channel)}`).catch(() => undefined);
+      // Not waited for: the channel has no handler left, so a notification before it takes effect
+      // goes nowhere, and a connection that stopped answering would hold the caller (a shutdown)
+      // until the heartbeat gives up on it.
+      else void this.#client?.query(`UNLISTEN ${this.#client.escapeIdentifier(channel)}`).catch(() => undefined);
     };
   }
 

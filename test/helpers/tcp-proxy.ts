@@ -22,8 +22,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let mode: 'forward' | 'blackhole' | 'refuse' = 'forward';
   const target = { host: targetHost, port: targetPort };
   const pairs = new Set<[net.Socket, net.Socket]>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
+  // Half-open allowed on both sides, so that a FIN is passed on only while forwarding: in a black
+  // hole a client's goodbye is never answered, as by a frozen server whose kernel still ACKs.
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ port: target.port, host: target.host, allowHalfOpen: true });
     const pair: [net.Socket, net.Socket] = [client, upstream];
     pairs.add(pair);
     const end = () => {
@@ -38,6 +40,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     });
     upstream.on('data', (chunk) => {
       if (mode === 'forward') client.write(chunk);
+    });
+    client.on('end', () => {
+      if (mode === 'forward') upstream.end();
+    });
+    upstream.on('end', () => {
+      if (mode === 'forward') client.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
