@@ -123,6 +123,9 @@ export class PostgresListener {
       keepAlive: true,
       keepAliveInitialDelayMillis: keepAliveInitialDelayMs,
       connectionTimeoutMillis: heartbeatTimeoutMs,
+      // How an operator (and a test) finds it in pg_stat_activity: its `query` column shows the
+      // heartbeat's `SELECT 1` more often than the LISTEN. A URL's own application_name wins.
+      application_name: LISTEN_APPLICATION_NAME,
     });
     this.#client = c;
     let failed = false;
@@ -202,6 +205,9 @@ export class PostgresListener {
     await c?.end().catch(() => undefined);
   }
 }
+
+/** The LISTEN connection's `application_name` (pg_stat_activity). */
+export const LISTEN_APPLICATION_NAME = 'petstore-listen';
 
 /**
  * Listens on `channel` over a dedicated connection to `url` (one connection for this channel alone;

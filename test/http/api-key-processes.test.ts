@@ -106,7 +106,7 @@ describeWithPostgres('API keys across gateway processes sharing one PostgreSQL d
     const from = b.output.length;
     const killed = await sql.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+        WHERE datname = current_database() AND application_name = 'petstore-listen' AND pid <> pg_backend_pid()`,
     );
     expect(killed.rowCount).toBe(2); // one listener per server
     expect(await loggedSince(b, from, /no LISTEN connection/)).toBe(true);

@@ -93,7 +93,7 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     await admin.connect();
     // Every LISTEN connection of the database (both processes' key and event listeners).
     await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'petstore-listen'`,
     );
     await admin.end();
     expect(await c.closed).toMatchObject({ code: 1013 });
