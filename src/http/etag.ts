@@ -48,6 +48,9 @@ export async function etagOnSend(request: FastifyRequest, reply: FastifyReply, p
   if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
   const etag = entityTag(payload, String(reply.getHeader('content-type') ?? ''));
   reply.header('etag', etag);
-  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return notModified(reply);
-  return payload;
+  if (!ifNoneMatchHits(request.headers['if-none-match'], etag)) return payload;
+  const none = notModified(reply);
+  // HEAD: Fastify's own last onSend hook of a HEAD route measures the payload for Content-Length
+  // (the 200's, which a 304 may carry) and sends none; it cannot take null (a TypeError, 500).
+  return request.method === 'HEAD' ? payload : none;
 }

@@ -123,6 +123,27 @@ describe('GET /pets/{petId}', () => {
     expect(res.headers).toMatchObject({ ...lifecycleHeaders, 'cache-control': 'no-cache' });
   });
 
+  it('answers a conditional HEAD holding the current ETag with 304, as GET does (not a 500)', async () => {
+    const pet = await makePet(t);
+    const first = await rest.get(`/pets/${pet.id}`);
+    const etag = first.headers.etag as string;
+    for (const ifNoneMatch of [etag, '*']) {
+      const res = await rest.request({
+        method: 'HEAD',
+        url: `/pets/${pet.id}`,
+        headers: { 'if-none-match': ifNoneMatch },
+      });
+      expect(res.statusCode).toBe(304);
+      expect(res.body).toBe('');
+      expect(res.headers).toMatchObject({ ...lifecycleHeaders, etag, 'cache-control': 'no-cache' });
+      expect(res.headers['content-type']).toBeUndefined();
+      // A 304 may carry a Content-Length only when it is the 200's (RFC 9110, section 8.6).
+      if (res.headers['content-length'] !== undefined) {
+        expect(res.headers['content-length']).toBe(first.headers['content-length']);
+      }
+    }
+  });
+
   it('still answers one second before the sunset', async () => {
     const pet = await makePet(t);
     now = new Date(Date.parse(SUNSET) - 1000);
