@@ -12,7 +12,8 @@ export const SEARCH_MAX_LENGTH = 100;
 
 // PostgreSQL text cannot hold NUL, and control characters in a name are never intended.
 const NO_CONTROL_CHARS = /^[^\p{Cc}]*$/u;
-const NO_CONTROL_CHARS_EXCEPT_WHITESPACE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
+// Tab, LF and CR stay (free text has lines); the C1 controls (U+0080-U+009F) are controls too.
+const NO_CONTROL_CHARS_EXCEPT_WHITESPACE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
 
 /** A display name: trimmed, 1..100 characters, no control characters. */
 export const nameSchema = z

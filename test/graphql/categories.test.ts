@@ -80,6 +80,19 @@ describe('categories', () => {
     expect(reply.errors?.[0]).toMatchObject({ message: /^description: /, extensions: { code: 'VALIDATION_FAILED' } });
   });
 
+  it('rejects control characters in a description, C1 ones too, but keeps tabs and newlines', async () => {
+    // U+009B is the one-byte CSI of terminals, U+0080-U+009F the C1 controls: as control as U+0007.
+    for (const description of ['bell \u0007', 'csi \u009b31m', 'padding \u0080', 'apc \u009f']) {
+      const reply = await t.gql(CreateCategory, { input: { name: 'Controls', description } });
+      expect(reply.errors?.[0]).toMatchObject({
+        message: 'description: must not contain control characters',
+        extensions: { code: 'VALIDATION_FAILED', status: 400 },
+      });
+    }
+    const ok = await t.gqlOk(CreateCategory, { input: { name: 'Whitespace', description: 'a\tb\r\nc\nd' } });
+    expect(ok.createCategory.description).toBe('a\tb\r\nc\nd');
+  });
+
   it('updates the name, clears the description with null, and keeps what is absent', async () => {
     const c = await t.services.categories.create({ name: 'Before', description: 'old' });
     const renamed = await t.gqlOk(UpdateCategory, { id: c.id.toString(), input: { name: 'After' } });
