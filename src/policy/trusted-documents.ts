@@ -382,8 +382,11 @@ export class TrustedDocuments {
           // Checked by the guard; only a reload in between can land here.
           if (!listed && ref.via === 'documentId') throw apolloError(new PersistedQueryNotFoundError(ref.hash));
           if (listed) rc.request.query = listed.body;
-        } else if (ref.kind === 'full' && ref.persistedHash && this.#byHash.has(ref.persistedHash)) {
-          listed = this.#byHash.get(ref.persistedHash);
+        } else if (ref.kind === 'full' && ref.persistedHash) {
+          // Only when the hash is the text's: otherwise the extension stays, and Apollo answers the
+          // mismatch (PERSISTED_QUERY_HASH_MISMATCH) as for any other hash.
+          const named = this.#byHash.get(ref.persistedHash);
+          if (named?.body === ref.query) listed = named;
         }
         if (listed && rc.request.extensions?.persistedQuery) {
           const { persistedQuery: _dropped, ...rest } = rc.request.extensions;

@@ -313,6 +313,13 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
     const unknown = await post(t, { documentId: `sha256:${sha256(text)}` });
     expect([unknown.status, codeOf(unknown)]).toEqual([404, 'PERSISTED_QUERY_NOT_FOUND']);
   });
+
+  it("answers a text sent with a listed document's hash that is not its hash 400 PERSISTED_QUERY_HASH_MISMATCH", async () => {
+    const other = await post(t, { query: UNLISTED, extensions: pq(PETS) });
+    expect([other.status, codeOf(other), other.body.data]).toEqual([400, 'PERSISTED_QUERY_HASH_MISMATCH', undefined]);
+    const same = await post(t, { query: PETS, extensions: pq(PETS) });
+    expect(same.body).toEqual({ data: { pets: { nodes: [] } } });
+  });
 });
 
 describe('TRUSTED_DOCUMENTS=off (the default)', () => {
