@@ -162,6 +162,17 @@ describe('events', () => {
     expect(onlyB.results.map(quantity)).toEqual(expect.arrayContaining([5]));
     expect(onlyB.results.map(quantity).every((q) => q === 1 || q === 5)).toBe(true);
   });
+
+  it('delivers nothing for an empty list of pet ids (every pet only when petIds is absent)', async () => {
+    const petId = await newPet(1);
+    const c = ws();
+    const none = subscribe(c, STOCK, { petIds: [] });
+    const all = subscribe(c, STOCK, {});
+    await subscribed(2);
+    await setStock(petId, 6);
+    await until(() => all.results.some((e) => e.data?.stockChanged.petId === petId));
+    expect(none.results).toEqual([]);
+  });
 });
 
 describe('auth', () => {

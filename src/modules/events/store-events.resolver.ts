@@ -21,7 +21,8 @@ function stream<T>(ctx: GraphQLContext, petIds: bigint[] | null | undefined, sel
   if (!ctx.openEventStream) {
     throw new BadRequestError('Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql');
   }
-  const only = ids && ids.length > 0 ? new Set(ids.map(String)) : null;
+  // An empty list is no pet; only an absent (or null) filter is every pet.
+  const only = ids ? new Set(ids.map(String)) : null;
   return ctx.openEventStream((event) => {
     const value = select(event);
     if (value === undefined) return undefined;
