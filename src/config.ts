@@ -231,6 +231,7 @@ const envSchema = z
     SUBSCRIPTION_KEEPALIVE_MS: int(0, 600_000).default(12_000),
     SUBSCRIPTION_BUFFERED_EVENTS: int(1, 100_000).default(100),
     SUBSCRIPTION_MAX_BUFFERED_BYTES: int(16 * 1024, 256 * 1024 * 1024).default(1024 * 1024),
+    SUBSCRIPTION_MESSAGE_MAX_BYTES: int(1024, 100 * 1024 * 1024).default(64 * 1024),
     // Observability (docs/operations.md).
     METRICS_PORT: int(0, 65535).default(0),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -446,6 +447,11 @@ export interface Config {
     bufferedEvents: number;
     /** Bytes a connection may have waiting to be sent (every message, pongs included); beyond it, closed (1013). */
     maxBufferedBytes: number;
+    /**
+     * The largest message a client may send (1009 beyond). Its own bound, not BODY_LIMIT_BYTES: a
+     * subscription holds its subscribe message (variables and all) for as long as it is open.
+     */
+    maxMessageBytes: number;
     /**
      * Whether a browser page whose Origin is the request's own Host may connect without being listed
      * in CORS_ORIGINS: outside production only (the Host header is the client's to choose: DNS rebinding).
@@ -694,6 +700,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveMs: e.SUBSCRIPTION_KEEPALIVE_MS,
       bufferedEvents: e.SUBSCRIPTION_BUFFERED_EVENTS,
       maxBufferedBytes: e.SUBSCRIPTION_MAX_BUFFERED_BYTES,
+      maxMessageBytes: e.SUBSCRIPTION_MESSAGE_MAX_BYTES,
       sameHostOrigin: !production,
     },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, maxOperationNames: e.METRICS_MAX_OPERATION_NAMES },

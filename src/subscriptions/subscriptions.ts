@@ -76,7 +76,7 @@ export interface SubscriptionsOptions {
   /** SUBSCRIPTION_*: the bounds of connections and subscriptions. */
   settings: Config['subscriptions'];
   /** Bounds shared with HTTP: the largest message (BODY_LIMIT_BYTES) and input nesting (INPUT_DEPTH). */
-  limitsConfig: Pick<Config['limits'], 'bodyBytes' | 'inputDepth'>;
+  limitsConfig: Pick<Config['limits'], 'inputDepth'>;
   /** GRAPHQL_INTROSPECTION: without it, errors give no "Did you mean" hints. */
   introspection: boolean;
   /** CORS_ORIGINS: the browser origins that may open a connection. */
@@ -475,7 +475,7 @@ export async function registerSubscriptions(
   app: FastifyInstance,
   options: SubscriptionsOptions,
 ): Promise<Subscriptions> {
-  const { services, events, apiKeyCache, limitsConfig, shutdownTimeoutMs } = options;
+  const { services, events, apiKeyCache, shutdownTimeoutMs } = options;
   const state = new ConnectionState();
   apiKeyCache?.onChange((payload) => void recheckKeys(state, services.apiKeys, payload));
   // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
@@ -486,8 +486,9 @@ export async function registerSubscriptions(
   });
   const server = graphqlWsServer(state, options);
   await app.register(fastifyWebsocket, {
-    // A message is at most what an HTTP body may be (ws would accept 100 MiB).
-    options: { maxPayload: limitsConfig.bodyBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
+    // A message is at most SUBSCRIPTION_MESSAGE_MAX_BYTES (ws would accept 100 MiB): an open
+    // subscription holds its subscribe message, so it bounds what one subscription may hold.
+    options: { maxPayload: options.settings.maxMessageBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
     // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
     errorHandler: (error, socket, request) => {
       request.log.warn({ err: { message: error.message } }, 'WebSocket error');

@@ -142,6 +142,29 @@ describe('WebSocket abuse (production, practically no rate limit)', () => {
     expect(closeLine).toBeDefined();
   }, 150_000);
 
+  it('closes with 1009 a message over SUBSCRIPTION_MESSAGE_MAX_BYTES (64 KiB), which an open subscription would hold', async () => {
+    const subscribeOf = (padding: number) =>
+      JSON.stringify({
+        id: 'big',
+        type: 'subscribe',
+        payload: { query: 'subscription { stockChanged { petId } }', variables: { junk: 'x'.repeat(padding) } },
+      });
+    // Under the bound: subscribed, the socket stays open.
+    const fits = await rawGraphqlWs(url);
+    fits.send(subscribeOf(60 * 1024));
+    const stillOpen = await Promise.race([
+      new Promise<boolean>((resolve) => fits.once('close', () => resolve(false))),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 500)),
+    ]);
+    expect(stillOpen).toBe(true);
+    fits.close();
+    // Over it (a 1 MiB HTTP body is still allowed): closed with 1009 before the message is held.
+    const over = await rawGraphqlWs(url);
+    const closed = new Promise<number>((resolve) => over.once('close', (code) => resolve(code)));
+    over.send(subscribeOf(70 * 1024));
+    expect(await closed).toBe(1009);
+  });
+
   it('item 4: /metrics and log lines stay small whatever operation names clients send', async () => {
     const linesBefore = gateway!.server.output.length;
     for (let i = 0; i < 100; i++) {
