@@ -521,8 +521,11 @@ export async function readTopLevel(
     return rows[0] ? fromColumns(new Columns(Object.values(rows[0]), false), plan.child) : null;
   // A counted page's rows start with the count; an empty one is a single row of nulls beside it.
   const start = plan.counted ? 1 : 0;
+  const rowKey = keyColumn(plan.child);
   const nodes: object[] = [];
   for (const row of rows) {
+    // That row of nulls is no row: its nested pages' columns are null too, not page literals.
+    if (row[rowKey] == null) continue;
     const node = fromColumns(new Columns(Object.values(row), false, start), plan.child);
     if (node) nodes.push(node);
   }

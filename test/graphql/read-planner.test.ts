@@ -541,6 +541,24 @@ describe('read planner', () => {
     expect(named.text).toMatch(/\bpets\b/);
   });
 
+  it('answers an empty counted page whose rows would carry a connection', async () => {
+    const doc = (text: string) => text as unknown as TypedDocument<any, Record<string, never>>;
+    // No match: the statement's one row is the count beside nulls, a nested page's column among them.
+    const none = await oneStatement(
+      doc(
+        `{ pets(filter: { nameContains: "no such pet" }) { totalCount nodes { id orders(first: 2) { totalCount nodes { id } } } } }`,
+      ),
+    );
+    expect(none.data).toEqual({ pets: { totalCount: 0, nodes: [] } });
+    // A page past the last row of a list that has rows.
+    const all = await t.gqlOk(doc(`{ categories(first: 100) { pageInfo { endCursor } } }`), {});
+    const past = await oneStatement(
+      doc(`{ categories(after: "${all.categories.pageInfo.endCursor}") { totalCount nodes { pets { totalCount } } } }`),
+    );
+    expect(past.data.categories.nodes).toEqual([]);
+    expect(past.data.categories.totalCount).toBeGreaterThan(0);
+  });
+
   it('reports a refused alias on its own path, the other alias answering', async () => {
     const reply = await t.gql(TwoAliasesOneRefused, { id: firstCategory });
     expect(reply.errors).toHaveLength(1);
