@@ -192,6 +192,9 @@ export class JitGateway implements GatewayInterface {
       excluded = new Set();
       for (const node of conditioned) {
         const included = shouldInclude(node, variables);
+        // A null `if` (a nullable variable with a default, sent null): graphql-js reports it where
+        // it collects that selection (a field error below, or no data at the root); let it.
+        if (included === undefined) return this.executeWithGraphqlJs(rc);
         key += included ? '1' : '0';
         if (!included) excluded.add(node);
       }
@@ -265,10 +268,17 @@ export class JitGateway implements GatewayInterface {
   }
 }
 
-/** Whether a selection executes, as graphql-js's field collection decides it. */
-function shouldInclude(node: ConditionedNode, variables: Record<string, unknown>): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
-  if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
+/**
+ * Whether a selection executes, as graphql-js's field collection decides it; undefined where
+ * graphql-js's collection throws (an `if` that is null).
+ */
+function shouldInclude(node: ConditionedNode, variables: Record<string, unknown>): boolean | undefined {
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+    if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
+  } catch {
+    return undefined;
+  }
   return true;
 }
 

@@ -245,6 +245,22 @@ describe('graphql-jit execution', () => {
           variables: { q: null },
         }),
       ],
+      // A nullable variable with a default may stand for `if: Boolean!`; an explicit null is graphql-js's
+      // error where the directive is collected: on the field below (data), or at the root (data null).
+      [
+        "@include given a null variable, on a root field's selection",
+        () => ({
+          query: 'query I($with: Boolean = true) { pets(first: 1) { nodes { id name @include(if: $with) } } }',
+          variables: { with: null },
+        }),
+      ],
+      [
+        '@skip given a null variable, on a root field',
+        () => ({
+          query: 'query R($skip: Boolean = false) { pets(first: 1) @skip(if: $skip) { totalCount } }',
+          variables: { skip: null },
+        }),
+      ],
       [
         'introspection',
         () => ({ query: '{ __type(name: "Pet") { name fields { name type { name kind ofType { name } } } } }' }),
