@@ -284,10 +284,28 @@ function shouldInclude(node: ConditionedNode, variables: Record<string, unknown>
 
 const isCondition = (d: DirectiveNode) => d.name.value === 'skip' || d.name.value === 'include';
 
-/** The selections of the operation and its fragments that carry `@skip` or `@include`, in document order. */
+/**
+ * The selections of the operation and the fragments it spreads that carry `@skip` or `@include`, in
+ * document order. Not those of fragments only other operations of the document spread: their
+ * conditions may name variables this operation does not declare.
+ */
 function conditionedSelections(document: DocumentNode, operation: OperationDefinitionNode): ConditionedNode[] {
   const found: ConditionedNode[] = [];
-  const definitions = document.definitions.filter((d) => d === operation || d.kind === Kind.FRAGMENT_DEFINITION);
+  const fragments = new Map<string, DefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const spread = new Set<DefinitionNode>();
+  const reach = (node: ASTNode) =>
+    visit(node, {
+      FragmentSpread(s) {
+        const fragment = fragments.get(s.name.value);
+        if (fragment && !spread.has(fragment)) {
+          spread.add(fragment);
+          reach(fragment);
+        }
+      },
+    });
+  reach(operation);
+  const definitions = document.definitions.filter((d) => d === operation || spread.has(d));
   const visitSelection = (node: ConditionedNode) => {
     if (node.directives?.some(isCondition)) found.push(node);
   };

@@ -171,6 +171,19 @@ describe('graphql-jit execution', () => {
     expect(comparable(await post(jit, unknown))).toEqual(comparable(await post(js, unknown)));
   });
 
+  it("runs an operation through compiled code when another operation's fragment is conditioned on its own variable", async () => {
+    const query = `
+      query Plain { pets(first: 1) { nodes { id } } }
+      query Conditioned($full: Boolean!) { pets(first: 1) { nodes { ...Full } } }
+      fragment Full on Pet { id name @include(if: $full) }
+    `;
+    const request = { query, operationName: 'Plain' };
+    const [a, b] = [await post(jit, request), await post(js, request)];
+    expect(a.statusCode).toBe(200);
+    expect(comparable(a)).toEqual(comparable(b));
+    expect(compile).toHaveBeenCalledTimes(1);
+  });
+
   it('runs an operation graphql-jit cannot compile through graphql-js, without trying again', async () => {
     compile.mockReturnValueOnce({ kind: 'graphql-js', reason: 'test' } satisfies CacheEntry);
     const query = 'query NotCompiled($id: ID!) { pet(id: $id) { id name } }';
