@@ -66,7 +66,9 @@ function structureRules(limits: Config['limits']): ValidationRule[] {
   return new ApolloArmor({
     blockFieldSuggestion: off, // formatErrorFor does this, for every error (errors.ts)
     maxTokens: off, // graphql-js parse option, see above
-    maxDepth: { n: limits.depth, onReject: [reportAs('depth')], propagateOnRejection: false },
+    // Fields are counted, not fragments: a read split into fragments (as Relay apps write them) is
+    // as deep as the same read written out (a spread counted as two levels, an inline fragment one).
+    maxDepth: { n: limits.depth, flattenFragments: true, onReject: [reportAs('depth')], propagateOnRejection: false },
     maxAliases: { n: limits.aliases, onReject: [reportAs('aliases')], propagateOnRejection: false },
     maxDirectives: { n: limits.directives, onReject: [reportAs('directives')], propagateOnRejection: false },
     costLimit: off, // operationCosts below

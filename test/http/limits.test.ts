@@ -104,6 +104,22 @@ describe('GraphQL complexity limits', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('counts fields, not fragments: the depth-10 read written with a spread or an inline fragment passes, 11 does not', async () => {
+    // The read of the test above, its last level moved into a fragment.
+    const spread = await query(
+      '{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { ...K } } } } } } } fragment K on Category { pets(first: 1) { nodes { id } } }',
+    );
+    expect(spread.statusCode).toBe(200);
+    const inline = await query(
+      `{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { ... on Category { pets(first: 1) { nodes { id } } } } } } } } } }`,
+    );
+    expect(inline.statusCode).toBe(200);
+    await tooComplex(
+      '{ pets(first: 1) { nodes { category { pets(first: 1) { nodes { category { ...K } } } } } } } fragment K on Category { pets(first: 1) { nodes { category { pets(first: 1) { totalCount } } } } }',
+      'depth',
+    );
+  });
+
   it('rejects more than 15 aliases', async () => {
     const aliases = (n: number) =>
       `{ ${Array.from({ length: n }, (_, i) => `a${i}: inventorySummary { quantity }`).join(' ')} }`;
