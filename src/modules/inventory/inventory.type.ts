@@ -1,5 +1,5 @@
 import { Node } from '../../common/graphql/node.type';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { IdScalar } from '../../common/graphql/scalars';
 import { ConnectionType } from '../../common/graphql/connection';
 import { PetStatusEnum, type PetStatus } from '../pets/pet-status';
@@ -23,6 +23,10 @@ export class InventoryCount {
   @Field(() => PetStatusEnum)
   status!: PetStatus;
 
-  @Field(() => Int)
+  // A Float (a JSON number, exact to 2^53): the sum of 32-bit stocks passes Int's 2^31 - 1 from
+  // about 2,148 pets at the largest stock, where an Int was an INTERNAL error for every caller.
+  @Field(() => Float, {
+    description: 'The sum of their stock: a whole number, typed Float because it can pass 2^31 - 1.',
+  })
   quantity!: number;
 }
