@@ -31,6 +31,7 @@ import { redisHeartbeat } from './redis-heartbeat';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
 import { callerIdentity, type Caller } from '../modules/auth/caller';
+import { addressBucket } from './client-address';
 
 // The plugin's stores (not in its typings): the failover store below delegates to them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,11 +50,12 @@ type StoreClass = new (...args: unknown[]) => Store;
 /**
  * Who pays for a unit of the budget: `key:<id>` for an API key, `sub:<issuer> <sub>` for a signed-in
  * person (so one shopper's burst never limits another behind the same address), `ip:<address>`
- * otherwise (`callerIdentity`). HTTP requests and WebSocket messages name their payer the same way,
+ * otherwise (`callerIdentity`; the address as `addressBucket` groups it: no port, an IPv6 /64).
+ * HTTP requests and WebSocket messages name their payer the same way,
  * so they spend one budget.
  */
 export function rateLimitSubject(caller: Caller | null, address: string): string {
-  return caller ? callerIdentity(caller) : `ip:${address}`;
+  return caller ? callerIdentity(caller) : `ip:${addressBucket(address)}`;
 }
 
 /**
@@ -65,7 +67,7 @@ export function rateLimitSubject(caller: Caller | null, address: string): string
  * Still counted before the lookup, so a flood of random keys costs no query once over its budget.
  */
 export function rateLimitKey(request: FastifyRequest): string {
-  if (!request.caller && request.presentedKey !== null) return `lookup:${request.ip}`;
+  if (!request.caller && request.presentedKey !== null) return `lookup:${addressBucket(request.ip)}`;
   return rateLimitSubject(request.caller, request.ip);
 }
 

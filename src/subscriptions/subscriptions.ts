@@ -49,6 +49,7 @@ import {
   UnavailableError,
 } from '../errors/app-error';
 import { rateLimitMessage, rateLimitSubject, type RateLimiter } from '../http/rate-limit';
+import { addressBucket } from '../http/client-address';
 import type { Services } from '../modules/services';
 import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import { looksLikeJwt, type TokenVerifier } from '../modules/auth/access-token';
@@ -430,7 +431,7 @@ function subscriptionRoute(
           `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
         );
       }
-      if (state.perAddress.count(request.ip) >= settings.connectionsPerAddress) {
+      if (state.perAddress.count(addressBucket(request.ip)) >= settings.connectionsPerAddress) {
         // No schedule frees a slot; a few seconds is a polite first retry.
         void reply.header('retry-after', '5');
         throw new RateLimitedError(
@@ -441,7 +442,7 @@ function subscriptionRoute(
     wsHandler(this: FastifyInstance, socket, request) {
       const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
       state.connections.set(socket, conn);
-      conn.release.push(state.perAddress.hold(conn.address));
+      conn.release.push(state.perAddress.hold(addressBucket(conn.address)));
       socket.once('close', () => {
         state.connections.delete(socket);
         for (const release of conn.release) release();
