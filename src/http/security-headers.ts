@@ -26,7 +26,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { registerHostCheck } from './errors';
+import { registerHostCheck, routePattern } from './errors';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -92,8 +92,11 @@ export function apiSecurityHeaders(): Record<string, string> {
   return helmetHeaders(API_PROFILE);
 }
 
-/** Sets helmet's headers on one answer: the step every answer goes through. */
-export type SecurityHeaders = (request: FastifyRequest, reply: FastifyReply) => void;
+/**
+ * Sets helmet's headers on one answer: the step every answer goes through. `profile`: instead of the
+ * route's own (an answer no route gives, on a path of API routes: registerSecurityHeaders).
+ */
+export type SecurityHeaders = (request: FastifyRequest, reply: FastifyReply, profile?: SecurityProfile) => void;
 
 /**
  * The headers' step, made before the app (app.ts hands it to Fastify's `frameworkErrors` too, for the
@@ -104,8 +107,8 @@ export function securityHeaders(): SecurityHeaders {
   const overHttp = helmetHeaders(PLAIN_HTTP_CSP);
   const withoutCsp = helmetHeaders({ contentSecurityPolicy: false });
   const api = helmetHeaders(API_PROFILE);
-  return (request, reply) => {
-    const profile = request.routeOptions?.config?.securityHeaders;
+  return (request, reply, chosen) => {
+    const profile = chosen ?? request.routeOptions?.config?.securityHeaders;
     if (profile === 'api') reply.headers(api);
     else if (profile === 'document-own-csp') reply.headers(withoutCsp);
     // request.protocol honours X-Forwarded-Proto behind a proxy when TRUST_PROXY is set.
@@ -113,10 +116,20 @@ export function securityHeaders(): SecurityHeaders {
   };
 }
 
-/** Puts the headers on every answer (an onRequest hook). */
+/**
+ * Puts the headers on every answer (an onRequest hook). An answer no route gives (the not-found
+ * handler's) on a path the API's routes name, such as the 405 of `DELETE /pets/1`, is an API error
+ * and gets the API's headers; an unknown path gets a page's.
+ */
 export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHeaders): void {
+  const apiPaths: RegExp[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.config?.securityHeaders === 'api' && route.url !== '*' && route.url !== '/*')
+      apiPaths.push(routePattern(route.url));
+  });
   app.addHook('onRequest', (request, reply, done) => {
-    apply(request, reply);
+    const path = request.url.split('?')[0]!;
+    apply(request, reply, request.is404 && apiPaths.some((p) => p.test(path)) ? 'api' : undefined);
     done();
   });
 }
