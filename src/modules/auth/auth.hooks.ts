@@ -46,6 +46,13 @@ declare module 'fastify' {
 /** `Bearer <key>`, as an Authorization header or a graphql-ws `connectionParams` value carries it. */
 export const BEARER = /^Bearer +(\S+) *$/i;
 
+/** How many Authorization lines the request carried (`rawHeaders` is name, value, name, value...). */
+function authorizationLines(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 /**
  * `tokens`: the access-token verifier (null: API keys only, and a JWT is refused as an unknown key).
  */
@@ -60,6 +67,12 @@ export function registerCallerResolution(
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return;
+    // Node keeps the first of several Authorization lines and drops the rest: a proxy in front may
+    // have read another one. Two credentials are not one valid credential (RFC 9110: one line only).
+    if (authorizationLines(request.raw.rawHeaders) > 1) {
+      request.credentialError = new UnauthenticatedError('Send one Authorization header, not several', true);
+      return;
+    }
     const token = BEARER.exec(header)?.[1];
     if (!token) {
       request.credentialError = new UnauthenticatedError(
