@@ -489,7 +489,10 @@ export async function registerSubscriptions(
   await app.register(fastifyWebsocket, {
     // A message is at most SUBSCRIPTION_MESSAGE_MAX_BYTES (ws would accept 100 MiB): an open
     // subscription holds its subscribe message, so it bounds what one subscription may hold.
-    options: { maxPayload: options.settings.maxMessageBytes, handleProtocols: (protocols) => handleProtocols(protocols) },
+    options: {
+      maxPayload: options.settings.maxMessageBytes,
+      handleProtocols: (protocols) => handleProtocols(protocols),
+    },
     // An error on an upgraded socket before it is served (serveGraphqlWs has its own): one line, cut.
     errorHandler: (error, socket, request) => {
       request.log.warn({ err: { message: error.message } }, 'WebSocket error');
