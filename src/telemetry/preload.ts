@@ -13,6 +13,7 @@
  */
 import { readEnvFile } from '../config';
 import { poolNameOf } from '../db/pool-names';
+import { redactUrl } from '../http/request-log';
 import { markTracingStarted, tracingEnabled, tracingRequested } from './tracing';
 
 /** OTEL_* may come from `.env` (main.ts reads it too, and reports a bad ENV_FILE). */
@@ -43,7 +44,16 @@ if (!tracingEnabled() && tracingRequested(process.env)) {
       // The server span of every request (W3C traceparent taken from the request), and the client
       // span of outgoing HTTP calls (traceparent passed on). Health probes are not traced: a load
       // balancer polling every second would bury every other trace.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has(req.url ?? '') }),
+      // `url.query` gets the values of credential-like parameters (`access_token`, `api_key`, ...)
+      // redacted as in the request log line (http/request-log.ts), not only the SDK's short list.
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => probes.has(req.url ?? ''),
+        startIncomingSpanHook: (req) => {
+          const url = req.url ?? '';
+          const q = url.indexOf('?');
+          return q === -1 ? {} : { 'url.query': redactUrl(url).slice(q + 1) };
+        },
+      }),
       // A span per SQL statement on PostgreSQL (the SQL reader and Prisma's driver adapter both use
       // pg); BEGIN/COMMIT/ROLLBACK of transactions are statements too. Without a parent span (the
       // LISTEN connection, pool housekeeping) nothing is recorded. Pool checkouts and connects get

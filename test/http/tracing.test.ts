@@ -152,6 +152,21 @@ describe('traces exported to an OTLP/HTTP collector', () => {
     expect(operation.status.code).toBe(2);
   });
 
+  it('keeps credentials in the query string out of the server span, as out of the logs', async () => {
+    const traceId = crypto.randomBytes(16).toString('hex');
+    const secret = `s3cr3t-${crypto.randomBytes(6).toString('hex')}`;
+    const query = encodeURIComponent('{ pets(first: 1) { edges { node { id } } } }');
+    const response = await fetch(
+      `${server!.url}/graphql?query=${query}&access_token=${secret}&x_api_key=${secret}&refreshToken=${secret}`,
+      { headers: { traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01` } },
+    );
+    expect(response.status).toBe(200);
+    const spans = await traceOf(traceId);
+    const serverSpan = spans.find((s) => s.kind === 2)!;
+    expect(String(serverSpan.attributes['url.query'])).toContain('access_token=');
+    expect(JSON.stringify(spans)).not.toContain(secret);
+  });
+
   it('names the operation of a request refused by a request step (the plugins after the steps still run)', async () => {
     // Refused in didResolveOperation by the scope check, one of the service's request steps
     // (src/common/graphql/request-steps.ts); the tracing plugin comes after the steps' plugin and
