@@ -552,14 +552,18 @@ export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
   return file;
 }
 
-/** A database URL without its password, for messages and logs. */
-export function describeDbUrl(url: string): string {
+/** Query parameters of a PostgreSQL URL that carry a secret (node-postgres and libpq read them). */
+const SECRET_URL_PARAMS = ['password', 'sslpassword'];
+
+/** A database URL without its password (in the user part or as `?password=`), for messages and logs. */
+export function describeDbUrl(url: string, fallback = '(not a URL)'): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    for (const name of SECRET_URL_PARAMS) if (u.searchParams.has(name)) u.searchParams.set(name, '***');
     return u.toString();
   } catch {
-    return '(not a URL)';
+    return fallback;
   }
 }
 

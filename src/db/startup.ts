@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { ConfigError, type Config } from '../config';
+import { ConfigError, describeDbUrl, type Config } from '../config';
 import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './database';
 import { MigrationError } from './migrate';
 import { writeFatal } from '../fatal-log';
@@ -25,13 +25,7 @@ export class StartupError extends Error {
 
 /** The URL without its password, for messages. */
 export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'DATABASE_URL';
-  }
+  return describeDbUrl(url, 'DATABASE_URL');
 }
 
 /** How often the wait for PostgreSQL says it is still waiting. */

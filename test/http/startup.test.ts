@@ -198,6 +198,23 @@ describe('starting the service', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain('secret');
     noStack(lines);
   });
+
+  it('keeps a password given as a query parameter of DATABASE_URL out of its lines', async () => {
+    const closed = await listeningServer();
+    const port = portOf(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    // libpq's URI form, and node-postgres, take the password from `?password=` too.
+    const result = await runScript('src/main.js', [], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `postgresql://petstore@127.0.0.1:${port}/petstore?sslmode=disable&password=hunter2pw`,
+      DB_STARTUP_RETRY_MS: '0',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Cannot reach the PostgreSQL server of DATABASE_URL \(.*password=\*\*\*/);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('hunter2pw');
+  });
 });
 
 describe('starting on a PostgreSQL older than 14', () => {
