@@ -11,7 +11,14 @@
  */
 import crypto from 'node:crypto';
 import type { Server } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Config } from './config';
 import { systemClock, type Clock } from './common/clock';
 import type { Database } from './db/database';
@@ -30,7 +37,7 @@ import { landingRoutes } from './http/landing.routes';
 import { openApiPlugin } from './http/openapi';
 import { registerRateLimit } from './http/rate-limit';
 import { requestReadScopes } from './http/read-scope';
-import { loggerOptions } from './http/request-log';
+import { logLine, loggerOptions } from './http/request-log';
 import { petsLifecycle, restPlugin } from './http/rest.plugin';
 import { lifecycleHeaders } from './http/deprecation';
 import {
@@ -100,6 +107,7 @@ function fastifyOptions(
   config: Pick<Config, 'limits' | 'trustProxy' | 'logLevel' | 'logFormat' | 'rest'>,
   { logger, loggerInstance }: Pick<BuildAppOptions, 'logger' | 'loggerInstance'>,
   headers: SecurityHeaders | null,
+  routerRefusalAnswered: (request: FastifyRequest, reply: FastifyReply) => void,
 ): FastifyHttpOptions<Server> & { loggerInstance?: FastifyBaseLogger } {
   const { limits, trustProxy } = config;
   const onPetsPath = lifecycleHeaders(PET_BY_ID_URL, petsLifecycle(config.rest.petsPath));
@@ -128,6 +136,8 @@ function fastifyOptions(
       headers?.(request, reply);
       // GET /pets/{petId}'s lifecycle headers are on every answer of its path (docs/rest.md).
       onPetsPath(request, reply);
+      // No hook runs for these answers: their log line and their count are taken once sent.
+      reply.raw.once('finish', () => routerRefusalAnswered(request, reply));
     }),
     // A number of hops as proxy-addr's own function for it (Fastify accepts a number, its types do not).
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
@@ -169,7 +179,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const tracing = tracingEnabled();
   // What every answer carries, for the router's own refusals too (frameworkErrors).
   const headers = config.securityHeaders ? securityHeaders() : null;
-  const app = Fastify(fastifyOptions(config, options, headers));
+  // The router's refusals (frameworkErrors) get the request's line and metrics as every answer does.
+  let metrics: Metrics | null = null;
+  const app = Fastify(
+    fastifyOptions(config, options, headers, (request, reply) => {
+      logLine(request, reply);
+      metrics?.observe(request, reply);
+    }),
+  );
   const readScope = db.noteWrite ? requestReadScopes(db.noteWrite) : null;
   // First: the upgrade guard, first of all hooks, then the read scope, request ids, the request log.
   await app.register(httpBasicsPlugin, { requestTimeoutMs: config.limits.requestTimeoutMs, readScope, tracing });
@@ -184,7 +201,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const services = createServices(db, { apiKeyCache: apiKeyCache?.cache });
   // Built with the schema (graphqlPlugin, below); the metrics read its tallies at scrape time.
   let graphqlCache: GraphQLCache | null = null;
-  const metrics = appMetrics(config, db, apiKeyCache, {
+  metrics = appMetrics(config, db, apiKeyCache, {
     trustedDocuments: () => (app.hasDecorator('trustedDocuments') ? app.trustedDocuments : null),
     graphqlCache: () => graphqlCache,
   });

@@ -143,7 +143,7 @@ export function registerRequestLog(app: FastifyInstance): void {
 }
 
 /** The request's line (nothing when the level is off). */
-function logLine(request: FastifyRequest, reply: FastifyReply): void {
+export function logLine(request: FastifyRequest, reply: FastifyReply): void {
   const status = reply.statusCode;
   const level = status >= 500 ? 'error' : 'info';
   // A line nobody writes (LOG_LEVEL above it) is not built.

@@ -20,7 +20,7 @@
 import cluster from 'node:cluster';
 import http from 'node:http';
 import type { BaseContext } from '@apollo/server';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResponseCacheStats } from '../common/response-cache-stats';
@@ -122,6 +122,8 @@ export interface Metrics {
    * worker: hands its registry to the primary, which serves them all).
    */
   register(app: FastifyInstance, listen: { host: string; port: number }): void;
+  /** Counts one answer (the onResponse hook of `register`; called directly for answers no hook sees). */
+  observe(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 type PoolReport = ReturnType<NonNullable<MetricsOptions['pools']>>[number];
@@ -456,17 +458,22 @@ export function createMetrics(options: MetricsOptions): Metrics {
   if (options.trustedDocuments) registerTrustedDocumentMetrics(registry, options.trustedDocuments);
   const names = new OperationNames(options.maxOperationNames);
 
+  const observe = (request: FastifyRequest, reply: FastifyReply): void => {
+    // Unmatched requests (404s) have no pattern: one label for all of them.
+    const route = request.routeOptions.url ?? '__unmatched';
+    const status = reply.statusCode;
+    httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
+    if (status === 429) rateLimited.inc({ route });
+    if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
+  };
+
   return {
     registry,
     operationStep: operationsStep(graphql, names),
+    observe,
     register(app, listen) {
       app.addHook('onResponse', (request, reply, done) => {
-        // Unmatched requests (404s) have no pattern: one label for all of them.
-        const route = request.routeOptions.url ?? '__unmatched';
-        const status = reply.statusCode;
-        httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
-        if (status === 429) rateLimited.inc({ route });
-        if (route === options.deprecatedRoute) deprecatedAnswers.inc({ route, status_code: status });
+        observe(request, reply);
         done();
       });
       // A worker's metrics are served by its primary, summed with the other workers' (src/cluster.ts).

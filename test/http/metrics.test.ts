@@ -223,6 +223,26 @@ describe('Prometheus metrics on METRICS_PORT', () => {
     expect(total(last, 'api_key_cache_hits_total') - total(after, 'api_key_cache_hits_total')).toBe(1);
   });
 
+  it("counts and logs the router's own refusals (a URL that does not decode, an over-long id) like every answer", async () => {
+    const before = await scrape();
+    const unmatched = { method: 'GET', route: '__unmatched', status_code: '400' };
+    const requestIds = ['router-refusal-bad-url', 'router-refusal-long-param'];
+    for (const [i, url] of [`/pets/%E0%A4%A`, `/pets/${'1'.repeat(600)}`].entries()) {
+      const response = await fetch(`${server.url}${url}`, { headers: { 'x-request-id': requestIds[i]! } });
+      expect(response.status).toBe(400);
+    }
+    const after = await scrape();
+    expect(
+      total(after, 'http_request_duration_seconds', unmatched) -
+        total(before, 'http_request_duration_seconds', unmatched),
+    ).toBe(2);
+    // And one line each, with its request id and status.
+    const deadline = Date.now() + 5_000;
+    const lines = () => server.output.filter((l) => requestIds.some((id) => l.includes(`"reqId":"${id}"`)));
+    while (lines().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(lines().map((l) => (JSON.parse(l) as { status: number }).status)).toEqual([400, 400]);
+  });
+
   it('answers 404 on the metrics port for anything but GET /metrics', async () => {
     expect((await fetch(metricsUrl.replace('/metrics', '/graphql'))).status).toBe(404);
   });
