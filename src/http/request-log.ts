@@ -9,40 +9,10 @@ import type { RequestStep, RequestStepListener } from '../common/graphql/request
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import { traceIds, tracingEnabled } from '../telemetry/tracing';
+import { redactUrl } from '../common/redact-url';
 
 /** Credentials never reach the logs, whatever else a caller configures. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
-
-/**
- * Query parameters that may carry a credential (an API key sent as `?access_token=`, a signed URL's
- * token...): their values are replaced in every URL that is logged. Matched case-insensitively,
- * also as the end of a longer name (`x_api_key`, `refreshToken`).
- */
-const CREDENTIAL_PARAM =
-  /(access_token|api_?key|apikey|key|token|secret|password|passwd|pwd|auth|authorization|signature|sig|code|session)$/i;
-export const REDACTED = '[REDACTED]';
-
-/** The URL with the values of credential-like query parameters replaced by `[REDACTED]`. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q === -1) return url;
-  const query = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawName = eq === -1 ? pair : pair.slice(0, eq);
-      let name: string;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        name = rawName;
-      }
-      return CREDENTIAL_PARAM.test(name) && eq !== -1 ? `${rawName}=${REDACTED}` : pair;
-    })
-    .join('&');
-  return `${url.slice(0, q)}?${query}`;
-}
 
 /** pino options for the app: level, format, redaction, and serializers that redact URLs. */
 export function loggerOptions(

@@ -13,7 +13,7 @@
  */
 import { readEnvFile } from '../config';
 import { poolNameOf } from '../db/pool-names';
-import { redactUrl } from '../http/request-log';
+import { redactUrl } from '../common/redact-url';
 import { markTracingStarted, tracingEnabled, tracingRequested } from './tracing';
 
 /** OTEL_* may come from `.env` (main.ts reads it too, and reports a bad ENV_FILE). */
