@@ -21,7 +21,7 @@ import { describeDbUrl, pgbouncerFlag, type DatabaseConfig } from '../config';
 import { listenPglite, PostgresListener, type ListenHandlers, type Unlisten } from './listen';
 import { coalescing, type Statement } from './coalesce';
 import { registerPoolName } from './pool-names';
-import { isRetryableReadError, ReplicaRouter } from './read-routing';
+import { isRetryableReadError, isSchemaBehindError, ReplicaRouter } from './read-routing';
 
 /** A raw SQL session: what the migration runner needs and nothing more. */
 export interface SqlSession {
@@ -440,6 +440,7 @@ function routedReader(
             replica.reads++;
             return rows;
           } catch (error) {
+            if (isSchemaBehindError(error)) continue;
             if (!isRetryableReadError(error)) throw error;
             router.takeOut(replica, (error as Error).message || String((error as { code?: string }).code));
           }

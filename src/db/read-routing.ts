@@ -176,6 +176,16 @@ export function isRetryableReadError(error: unknown): boolean {
   return /^(08|57P|53)/.test(code) || code === '40001' || code === '57014' || code === '25006';
 }
 
+/**
+ * The replica has not replayed the schema the statement reads yet (a migration applied on the primary
+ * a moment ago: no such table, column, function or type there): the read is retried on another
+ * replica or the primary, and the replica stays in (it is healthy, only behind).
+ */
+export function isSchemaBehindError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '42P01' || code === '42703' || code === '42883' || code === '42704';
+}
+
 export interface ReplicaRouterOptions<P> {
   replicas: { name: string; where: string; pool: P }[];
   /** Resolves `true` for a standby that answers, `false` for a server that answers but is a primary. */
