@@ -436,7 +436,7 @@ function routedReader(
         // Reads change nothing: a replica failing at the server level costs a retry elsewhere, never the request.
         for (const replica of router.candidates()) {
           try {
-            const rows = await run<T>(replica.pool, statement);
+            const rows = await router.whileIn(replica, run<T>(replica.pool, statement));
             replica.reads++;
             return rows;
           } catch (error) {

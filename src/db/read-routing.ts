@@ -205,6 +205,8 @@ export class ReplicaRouter<P> {
   #next = 0;
   #timer: NodeJS.Timeout | undefined;
   #checking = false;
+  /** The reads waiting on each replica: taken out, it fails them at once (retried elsewhere). */
+  readonly #waiting = new Map<ReplicaState<P>, Set<(error: Error) => void>>();
 
   constructor(private readonly options: ReplicaRouterOptions<P>) {
     this.replicas = options.replicas.map((r) => ({ ...r, up: true, reads: 0 }));
@@ -221,12 +223,31 @@ export class ReplicaRouter<P> {
     return [...up.slice(start), ...up.slice(0, start)];
   }
 
+  /**
+   * `read` on `replica`, or a rejection as soon as the replica is taken out (a check got no answer
+   * from it): a read in flight on a replica that hangs waits no longer than the check, not the
+   * statement timeout. The abandoned statement ends by its own timeout; the read is retried elsewhere.
+   */
+  async whileIn<T>(replica: ReplicaState<P>, read: Promise<T>): Promise<T> {
+    let leave!: (error: Error) => void;
+    const out = new Promise<never>((_, reject) => (leave = reject));
+    let waiting = this.#waiting.get(replica);
+    if (!waiting) this.#waiting.set(replica, (waiting = new Set()));
+    waiting.add(leave);
+    try {
+      return await Promise.race([read, out]);
+    } finally {
+      waiting.delete(leave);
+    }
+  }
+
   /** A read on `replica` failed at the server: out it goes until a check says it is back. */
   takeOut(replica: ReplicaState<P>, reason: string): void {
     if (!replica.up) return;
     replica.up = false;
     replica.reason = reason;
     this.options.log('warn', `${replica.name} (${replica.where}) taken out of reads: ${reason}`);
+    for (const leave of this.#waiting.get(replica) ?? []) leave(new Error(`${replica.name} taken out: ${reason}`));
   }
 
   /** Checks every replica once; resolves when all checks are over. */
