@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { ConfigError, describeDbUrl, type Config } from '../config';
+import { ConfigError, describeDbUrl, pgbouncerFlag, type Config } from '../config';
 import { DatabaseInUseError, DatabaseTopologyError, driverUrl } from './database';
 import { MigrationError } from './migrate';
 import { writeFatal } from '../fatal-log';
@@ -131,6 +131,16 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
   const where = describeUrl(url);
   const message = (error as Error).message;
   const parameter = refusedStartupParameter(error);
+  if (parameter && pgbouncerFlag(url)) {
+    // With ?pgbouncer=true the gateway sends no startup parameter of its own: this one is the URL's.
+    return new StartupError(
+      `The server of ${variable} (${where}) refused the startup parameter ${parameter}, which ${variable} itself ` +
+        `carries: it is a pooler (PgBouncer) that does not accept it. Remove ${parameter} from ${variable} ` +
+        `(set what it sets on the role instead: ALTER ROLE ... SET ...), or add ${parameter} to ` +
+        'ignore_startup_parameters in pgbouncer.ini.',
+      { setting: variable },
+    );
+  }
   if (parameter) {
     return new StartupError(
       `The server of ${variable} (${where}) refused the startup parameter ${parameter}: it is a pooler (PgBouncer) that ` +
