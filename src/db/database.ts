@@ -388,6 +388,13 @@ function isConnectionFailure(error: unknown): boolean {
 /** A server in the wrong role: a replica that is a primary, or a primary that is a standby. */
 export class DatabaseTopologyError extends Error {
   override name = 'DatabaseTopologyError';
+  constructor(
+    message: string,
+    /** The variable whose value is the fix (a fatal JSON line's `setting`). */
+    readonly setting: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -464,6 +471,7 @@ async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Prom
     throw new DatabaseTopologyError(
       `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
         "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
+      'DATABASE_REPLICA_URLS',
     );
   }
   router.start();

@@ -283,7 +283,7 @@ function settingOf(
   const listenProblem = config ? explainListenError(error, config) : null;
   if (listenProblem) return listenProblem.setting;
   if (error instanceof DatabaseInUseError) return 'PGLITE_DATA_DIR';
-  if (error instanceof DatabaseTopologyError) return 'DATABASE_URL';
+  if (error instanceof DatabaseTopologyError) return error.setting;
   const code = errorCode(error);
   if (code && FILE_ACCESS_CODES.has(code) && config?.database.kind === 'pglite') return 'PGLITE_DATA_DIR';
   if (config?.database.kind === 'postgres' && code && /^[0-9A-Z]{5}$/.test(code)) return 'DATABASE_URL';
