@@ -77,7 +77,7 @@ export async function waitForPostgres(
     } catch (error) {
       await client.end().catch(() => undefined);
       const code = errorCode(error);
-      if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error)) {
+      if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error) || tlsRefused(error)) {
         throw explainPostgresError(error, url, variable);
       }
       if (Date.now() >= deadline) {
@@ -126,10 +126,30 @@ function refusedStartupParameter(error: unknown): string | null {
   return /unsupported startup parameter:\s*(\S+)/i.exec((error as Error)?.message ?? '')?.[1] ?? null;
 }
 
+/**
+ * The TLS that the URL's sslmode asks for failed: the server has none, or its certificate is not
+ * trusted. Waiting fixes neither.
+ */
+function tlsRefused(error: unknown): boolean {
+  const code = errorCode(error) ?? '';
+  return (
+    /does not support SSL/i.test((error as Error)?.message ?? '') ||
+    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|^ERR_TLS/.test(code)
+  );
+}
+
 function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_URL'): StartupError {
   const code = errorCode(error);
   const where = describeUrl(url);
   const message = (error as Error).message;
+  if (tlsRefused(error)) {
+    return new StartupError(
+      `The PostgreSQL server of ${variable} (${where}) cannot give the TLS its sslmode asks for: ${message}. ` +
+        'node-postgres takes sslmode=prefer, require and verify-ca as verify-full (TLS with a trusted certificate, ' +
+        `or no connection): enable TLS on the server with a certificate this machine trusts, or set sslmode=disable in ${variable}.`,
+      { setting: variable },
+    );
+  }
   const parameter = refusedStartupParameter(error);
   if (parameter && pgbouncerFlag(url)) {
     // With ?pgbouncer=true the gateway sends no startup parameter of its own: this one is the URL's.
