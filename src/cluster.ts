@@ -216,6 +216,16 @@ export async function runPrimary(config: Config): Promise<void> {
       `REDIS_URL is unset: each of the ${count} workers counts rate limits and cost budgets on its own, so a caller ` +
         `can get up to ${count} times RATE_LIMIT_MAX (and its cost budget) per window; set REDIS_URL to share one count`,
     );
+    if (config.database.kind === 'postgres' && config.database.replicaUrls?.length) {
+      // The read-your-writes window is kept by the worker that took the write; the next request of its
+      // caller may reach another worker, which reads a replica that has not replayed the write yet.
+      log.warn(
+        { workers: count },
+        `REDIS_URL is unset: a caller's read-your-writes window (DB_READ_YOUR_WRITES_MS) holds only in the worker ` +
+          `that took its write, so its next request, served by any of the ${count} workers, may read a replica ` +
+          'without it (DATABASE_REPLICA_URLS); set REDIS_URL to share the window',
+      );
+    }
   }
   const primary = new Primary(
     { workers: count, databaseKind: config.database.kind, shutdownTimeoutMs: config.shutdownTimeoutMs },
