@@ -37,7 +37,11 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     const retryMs = config.databaseStartupRetryMs ?? 0;
     await waitForPostgres(settings.url, retryMs, progress, { startupParameters: startupParameters(settings) });
     if (settings.directUrl) {
-      await waitForPostgres(settings.directUrl, retryMs, progress, { variable: 'DATABASE_DIRECT_URL' });
+      // Sent as the migration lock's session sends them (a session of the primary itself, never pooled).
+      await waitForPostgres(settings.directUrl, retryMs, progress, {
+        variable: 'DATABASE_DIRECT_URL',
+        startupParameters: startupParameters({ ...settings, pgbouncer: false }),
+      });
     }
   } else if (settings.dataDir) {
     checkDataDirWritable(settings.dataDir);

@@ -121,6 +121,14 @@ export async function waitForPostgres(
   }
 }
 
+function urlHasParameter(url: string, parameter: string): boolean {
+  try {
+    return new URL(url).searchParams.has(parameter);
+  } catch {
+    return false;
+  }
+}
+
 /** The parameter a pooler refused at connection start (PgBouncer: "unsupported startup parameter: X"). */
 function refusedStartupParameter(error: unknown): string | null {
   return /unsupported startup parameter:\s*(\S+)/i.exec((error as Error)?.message ?? '')?.[1] ?? null;
@@ -151,7 +159,15 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
     );
   }
   const parameter = refusedStartupParameter(error);
-  if (parameter && pgbouncerFlag(url)) {
+  if (parameter && variable === 'DATABASE_DIRECT_URL') {
+    return new StartupError(
+      `The server of DATABASE_DIRECT_URL (${where}) refused the startup parameter ${parameter}: it is a pooler ` +
+        '(PgBouncer). DATABASE_DIRECT_URL must reach the primary itself, not the pooler: LISTEN (subscription events, ' +
+        'API-key revocations) and the migration lock need a session of their own. Point it at the PostgreSQL server.',
+      { setting: variable },
+    );
+  }
+  if (parameter && pgbouncerFlag(url) && urlHasParameter(url, parameter)) {
     // With ?pgbouncer=true the gateway sends no startup parameter of its own: this one is the URL's.
     return new StartupError(
       `The server of ${variable} (${where}) refused the startup parameter ${parameter}, which ${variable} itself ` +

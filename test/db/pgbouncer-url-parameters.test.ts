@@ -1,5 +1,5 @@
 /**
- * A DATABASE_URL with ?pgbouncer=true and a startup parameter of its own (`options`) that PgBouncer
+ * A DATABASE_DIRECT_URL that is the pooler itself is named as such, with its fix. A DATABASE_URL with ?pgbouncer=true and a startup parameter of its own (`options`) that PgBouncer
  * refuses: the gateway sends none of its own behind a pooler, so the start's one line names the URL's
  * parameter and its fix, not "add ?pgbouncer=true", which the URL already has. Skipped without
  * PgBouncer and a PostgreSQL server (TEST_DATABASE_URL).
@@ -43,6 +43,22 @@ describeIf(usingPostgres() && pgbouncerAvailable, NEEDS_PGBOUNCER)(
         /refused the startup parameter options, which DATABASE_URL itself carries: .*Remove options from DATABASE_URL/,
       );
       expect(lines[0]).not.toMatch(/Add \?pgbouncer=true/);
+    });
+
+    it('names DATABASE_DIRECT_URL when it is the pooler, and says it must reach the primary itself', async () => {
+      const name = new URL(database.url).pathname.slice(1);
+      const { code, stderr } = await runScript('src/main.js', [], {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATABASE_URL: bouncer.url(name),
+        DATABASE_DIRECT_URL: bouncer.url(name, false),
+      });
+      const lines = stderr.trim().split('\n');
+      expect(code).toBe(1);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^The server of DATABASE_DIRECT_URL \(.*\) refused the startup parameter statement_timeout: .*Point it at the PostgreSQL server/,
+      );
     });
   },
 );
