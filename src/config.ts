@@ -107,10 +107,13 @@ const origins = z
       .map((o) => o.trim())
       .filter(Boolean),
   )
-  .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
+  .refine((list) => list.every((o) => o === '*' || (/^https?:\/\/[^/\s]+$/.test(o) && URL.canParse(o))), {
     message: 'must be * or comma-separated origins like https://app.example.com (no path, no trailing slash)',
   })
-  .refine((list) => !list.includes('*') || list.length === 1, { message: '* cannot be combined with origins' });
+  .refine((list) => !list.includes('*') || list.length === 1, { message: '* cannot be combined with origins' })
+  // As a browser serialises its origin (a lowercase host, no default port), which is what is compared:
+  // `https://App.Example.com:443` would otherwise never match the `https://app.example.com` it means.
+  .transform((list) => list.map((o) => (o === '*' ? o : new URL(o).origin)));
 
 /** The audience of development tokens when AUTH_JWT_AUDIENCE is unset (`npm run token`). */
 export const DEV_TOKEN_AUDIENCE = 'petstore';

@@ -70,3 +70,22 @@ describe('CORS by default', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
+
+describe('CORS_ORIGINS written otherwise than browsers send an origin', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // An uppercase host and the scheme's default port: a browser sends neither.
+    t = await createTestApp({ env: { CORS_ORIGINS: 'https://App.Example.com:443' }, database });
+  });
+  afterAll(() => t.close());
+
+  it('matches the origin a browser sends (lowercase host, no default port)', async () => {
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/graphql',
+      headers: { origin: APP, 'access-control-request-method': 'POST' },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(APP);
+  });
+});
