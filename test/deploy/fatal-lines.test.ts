@@ -4,6 +4,7 @@
  * or splits; at a terminal outside production the lines stay plain text. And item 2's refusal: the
  * embedded database is one process, so WEB_CONCURRENCY > 1 without DATABASE_URL is one such line.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -185,11 +186,23 @@ const unprivilegedPortStart = (() => {
     return 0;
   }
 })();
-describeIf(unprivilegedPortStart > 80, {
-  needs: 'Linux with ports below 1024 privileged (net.ipv4.ip_unprivileged_port_start)',
+const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+/**
+ * Whether that user can load the build: not where the checkout sits in a directory only its owner may
+ * enter (a clone in a `mktemp -d` directory, mode 700, as a fresh-clone check makes).
+ */
+const userCanRun = (() => {
+  if (!user) return true;
+  const entry = path.resolve(__dirname, '..', '..', 'dist', 'src', 'config.js');
+  return (
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(entry)})`], { ...user, stdio: 'ignore' }).status === 0
+  );
+})();
+describeIf(unprivilegedPortStart > 80 && userCanRun, {
+  needs:
+    'Linux with ports below 1024 privileged (net.ipv4.ip_unprivileged_port_start), and, run as root, a checkout the user nobody may read',
   run: 'npm test -- test/deploy/fatal-lines.test.ts on such a host',
 })('a port this user may not listen on', () => {
-  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
   const dataDir = path.join(tmp, 'unprivileged', 'data');
   beforeAll(() => {
     // The unprivileged user creates the database (and its lock file beside it) here.
