@@ -185,10 +185,12 @@ describeWithPgBouncer('the gateway behind a pooler it was not told about', () =>
   });
 });
 
+// A pooler in front of a new database: what migrations do through it without DATABASE_DIRECT_URL, and
+// what the start says of URLs that cannot work with it.
 // Behind a transaction-mode pooler without DATABASE_DIRECT_URL, migrations lock per transaction: a
 // migrate command that found a migration applied by another one meanwhile skipped it, and still said
 // it had applied it ("applied 7 migration(s)" from both of two commands on a fresh database).
-describeWithPgBouncer('two migrate commands at once through PgBouncer, without DATABASE_DIRECT_URL', () => {
+describeWithPgBouncer('PgBouncer in front of a new database: migrations and URL parameters', () => {
   let bouncer: PgBouncer;
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
 
@@ -241,5 +243,41 @@ describeWithPgBouncer('two migrate commands at once through PgBouncer, without D
     } finally {
       await db.close();
     }
+  });
+
+  // With ?pgbouncer=true the gateway sends no startup parameter of its own, so one PgBouncer refuses
+  // is the URL's: the line names it and its fix, not "add ?pgbouncer=true", which the URL has.
+  it('names the URL parameter PgBouncer refused and how to fix it, in one line', async () => {
+    const url = new URL(bouncer.url(nameOf(database.url)));
+    url.searchParams.set('options', '-c work_mem=8MB');
+    const { code, stderr } = await runScript('src/main.js', [], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: url.toString(),
+      DATABASE_DIRECT_URL: database.url,
+    });
+    const lines = stderr.trim().split('\n');
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /refused the startup parameter options, which DATABASE_URL itself carries: .*Remove options from DATABASE_URL/,
+    );
+    expect(lines[0]).not.toMatch(/Add \?pgbouncer=true/);
+  });
+
+  it('names DATABASE_DIRECT_URL when it is the pooler, and says it must reach the primary itself', async () => {
+    const name = nameOf(database.url);
+    const { code, stderr } = await runScript('src/main.js', [], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: bouncer.url(name),
+      DATABASE_DIRECT_URL: bouncer.url(name, false),
+    });
+    const lines = stderr.trim().split('\n');
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^The server of DATABASE_DIRECT_URL \(.*\) refused the startup parameter statement_timeout: .*Point it at the PostgreSQL server/,
+    );
   });
 });
