@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
-import { runScript, startServerProcess } from '../helpers/server-process';
+import { freePort, runScript, startServerProcess } from '../helpers/server-process';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
@@ -164,9 +164,7 @@ describe('starting the service', () => {
   });
 
   it('retries a PostgreSQL server that does not answer for DB_STARTUP_RETRY_MS, saying every few seconds that it is still waiting, then says so in one line naming DATABASE_URL', async () => {
-    const closed = await listeningServer();
-    const port = portOf(closed);
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await freePort(); // nothing listens there
     // Attempts at 0, 0.25, 0.75, 1.75, 3.75 and 7.75 s (backoff doubling from 0.25 s), then at the
     // deadline: the one at 7.75 s is the first 5 s after the first line (src/db/startup.ts), so it says it
     // is still waiting once, with 2 s to spare on a loaded machine.
@@ -200,9 +198,7 @@ describe('starting the service', () => {
   });
 
   it('keeps a password given as a query parameter of DATABASE_URL out of its lines', async () => {
-    const closed = await listeningServer();
-    const port = portOf(closed);
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await freePort(); // nothing listens there
     // libpq's URI form, and node-postgres, take the password from `?password=` too.
     const result = await runScript('src/main.js', [], {
       HOST: '127.0.0.1',
