@@ -493,3 +493,88 @@ describe('limits per signed-in subject', () => {
     }
   });
 });
+
+/**
+ * Keycloak's kinds of token (docs/identity.md, Keycloak: "its ID tokens `typ: ID`, which the gateway
+ * refuses"): Keycloak's header says `typ: JWT` for every token it signs and names the kind in a `typ`
+ * claim (`Bearer` for an access token, `ID` for an ID token). An ID token is refused with 401
+ * invalid_token, even when its audience would pass; an access token is accepted.
+ */
+describe("Keycloak's kinds of token", () => {
+  const SUBJECT = '{ me { subject } }';
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ database: db, env: authEnv() });
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  /** A token as Keycloak signs it: header `typ: JWT`, the kind in the `typ` claim. */
+  const keycloak = (kind: unknown) => {
+    const key = idp.published[0]!;
+    return new idp.jose.SignJWT({ typ: kind, azp: 'shop-app' } as never)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .setIssuer(idp.issuer)
+      .setAudience(['shop-app', idp.audience])
+      .setSubject('alice')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(key.privateKey);
+  };
+
+  it.each([['ID'], ['Refresh'], ['Logout'], [7]])('a token whose typ claim is %p is refused with 401', async (kind) => {
+    const answer = await gql(t.url, SUBJECT, {}, bearer(await keycloak(kind)));
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAUTHENTICATED', status: 401 });
+    expect(answer.body.errors[0].message).toMatch(/typ claim .* is not an access token/);
+  });
+
+  it("Keycloak's access token (typ claim Bearer) signs in", async () => {
+    const answer = await gql(t.url, SUBJECT, {}, bearer(await keycloak('Bearer')));
+    expect(answer.body).toEqual({ data: { me: { subject: 'alice' } } });
+  });
+});
+
+/**
+ * Subjects that the orders' owner column cannot hold as they are (docs/identity.md: `iss` + `sub` is
+ * who the person is, recorded as the owner of their orders): a NUL character (a database error) or
+ * an unpaired UTF-16 surrogate (valid JSON escapes, stored as U+FFFD, so distinct subjects would
+ * share one owner). Such a token is refused with 401 invalid_token, never a 500, never another's orders.
+ */
+describe('subjects an order owner cannot be told apart by', () => {
+  let t: ListeningApp;
+  let petId: string;
+  beforeAll(async () => {
+    t = await createListeningApp({ database: db, env: authEnv() });
+    petId = (await makePet(t, { stock: 20 })).id.toString();
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  it.each([
+    ['a NUL character', 'al\u0000ice'],
+    ['an unpaired high surrogate', 'zed\ud800'],
+    ['an unpaired low surrogate', 'zed\udc00'],
+  ])('a subject with %s is refused with 401 on every path', async (_name, sub) => {
+    const token = bearer(await idp.sign({ sub }));
+    for (const answer of [await gql(t.url, ORDERS, {}, token), await gql(t.url, PLACE, { petId }, token)]) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAUTHENTICATED', status: 401 });
+      expect(answer.body.errors[0].message).toMatch(/subject \(sub\)/);
+    }
+    const rest = await fetch(`${t.url}/store/orders`, { headers: token });
+    expect(rest.status).toBe(401);
+  });
+
+  it('subjects that differ only in unpaired surrogates never share orders', async () => {
+    const owner = bearer(await idp.sign({ sub: 'zed\ufffd' }));
+    const placed = await gql(t.url, PLACE, { petId }, owner);
+    expect(placed.body.errors).toBeUndefined();
+    // Another person whose subject the database would store as the same text.
+    const other = await gql(t.url, ORDERS, {}, bearer(await idp.sign({ sub: 'zed\udc00' })));
+    expect(other.body.data?.orders.nodes ?? []).not.toContainEqual({ id: placed.body.data.placeOrder.id });
+    // A subject with a proper surrogate pair (an emoji) is an ordinary subject.
+    const emoji = await gql(t.url, ORDERS, {}, bearer(await idp.sign({ sub: 'zed\ud83d\ude00' })));
+    expect(emoji.body.data.orders.totalCount).toBe(0);
+  });
+});
