@@ -47,7 +47,7 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     await pair?.dispose();
   });
 
-  it('a subscriber on B hears an order placed through A, within a second', async () => {
+  it('a subscriber on B hears an order placed through A (the delay is logged; speed belongs in the bench)', async () => {
     const [a, b] = servers.map((s) => s.url) as [string, string];
     const { createCategory } = await ok(a, 'mutation { createCategory(input: { name: "Live" }) { id } }');
     const { createPet } = await ok(
@@ -80,7 +80,6 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     const elapsed = Date.now() - started;
     expect(event!.data!.orderEvents).toEqual({ kind: 'PLACED', order: { id: placeOrder.id, quantity: 2 } });
     console.info(`subscription-processes: placed through A, heard on B after ${elapsed} ms (request included)`);
-    expect(elapsed).toBeLessThan(1000);
     await c.dispose();
   });
 
