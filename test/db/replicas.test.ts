@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/modules/services';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
-import { gql } from '../helpers/gateway-fixture';
+import { gql, gqlOk } from '../helpers/gateway-fixture';
 import {
   freePort,
   NEEDS_PG_BINARIES,
@@ -44,11 +44,8 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
   let petId: string;
   let metricsPort: number;
 
-  const ok = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) => {
-    const reply = await gql(server.url, query, variables, headers);
-    if (reply.errors) throw new Error(JSON.stringify(reply.errors));
-    return reply.data!;
-  };
+  const ok = (query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
+    gqlOk(server.url, query, variables, headers);
 
   beforeAll(async () => {
     pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });
@@ -200,17 +197,6 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     let writer: Record<string, string>;
     let categoryId: string;
 
-    const ok = async (
-      url: string,
-      query: string,
-      variables: Record<string, unknown>,
-      headers: Record<string, string>,
-    ) => {
-      const reply = await gql(url, query, variables, headers);
-      if (reply.errors) throw new Error(JSON.stringify(reply.errors));
-      return reply.data!;
-    };
-
     beforeAll(async () => {
       pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });
       await pair.primary.query('CREATE DATABASE petstore');
@@ -239,7 +225,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
       }
       ({
         createCategory: { id: categoryId },
-      } = await ok(a.url, 'mutation { createCategory(input: { name: "Birds" }) { id } }', {}, writer));
+      } = await gqlOk(a.url, 'mutation { createCategory(input: { name: "Birds" }) { id } }', {}, writer));
       // Until the replica has the category (and the migrations) too.
       await pollUntil(
         async () =>
@@ -256,14 +242,14 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     });
 
     const newPet = async (url: string, name: string, stock = 0): Promise<string> => {
-      const { createPet } = await ok(
+      const { createPet } = await gqlOk(
         url,
         'mutation($c: ID!, $n: String!) { createPet(input: { name: $n, categoryId: $c }) { id } }',
         { c: categoryId, n: name },
         writer,
       );
       if (stock > 0)
-        await ok(
+        await gqlOk(
           url,
           'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }',
           { p: createPet.id, q: stock },
@@ -275,17 +261,17 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     it('reads a write made through one process back through the other at once', async () => {
       for (let i = 0; i < 5; i++) {
         const id = await newPet(a.url, `Tweety ${i}`);
-        const { pet } = await ok(b.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
+        const { pet } = await gqlOk(b.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
         expect(pet).toEqual({ name: `Tweety ${i}` });
       }
       const petId = await newPet(a.url, 'Polly', 5);
-      const { placeOrder } = await ok(
+      const { placeOrder } = await gqlOk(
         a.url,
         'mutation($p: ID!) { placeOrder(input: { petId: $p, quantity: 2 }) { id } }',
         { p: petId },
         writer,
       );
-      const { order, inventory } = await ok(
+      const { order, inventory } = await gqlOk(
         b.url,
         'query($o: ID!, $p: ID!) { order(id: $o) { quantity } inventory(petId: $p) { quantity } }',
         { o: placeOrder.id, p: petId },
@@ -306,7 +292,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
 
     it('reads from the primary while Redis cannot be asked: never stale', async () => {
       const id = await newPet(a.url, 'Rio');
-      const { pet } = await ok(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
+      const { pet } = await gqlOk(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
       expect(pet).toEqual({ name: 'Rio' });
       // Anyone's: the process cannot know who wrote.
       const anonymous = await gql(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id });

@@ -142,7 +142,7 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
     for (const s of subscriptions) expect((await s.take(1))[0]!.data).toEqual({ stockChanged: { quantity: 7 } });
   });
 
-  it('answers >= 99 % of requests while a worker is killed (SIGKILL), and replaces it within seconds', async () => {
+  it('loses only the requests in flight on a worker killed (SIGKILL), and replaces it within seconds', async () => {
     const before = workerPids(fixture);
     const victim = before.get(2)!;
     let ok = 0;
@@ -186,7 +186,10 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2: two workers on o
     expect(replacedInMs).toBeLessThan(60_000);
     expect(alive(victim)).toBe(false);
     expect(ok + failed).toBeGreaterThan(100);
-    expect(ok / (ok + failed)).toBeGreaterThanOrEqual(0.99);
+    // Each client loses at most the request it had on the killed worker's connection, and one more
+    // handed to the worker before the primary saw it die (a ratio would depend on how many requests
+    // a loaded machine got through meanwhile).
+    expect(failed).toBeLessThanOrEqual(2 * clients.length);
     // The new worker serves: the metrics count it again.
     expect(sample(await scrape(metricsPort), 'cluster_workers')).toBe(2);
     expect(sample(await scrape(metricsPort), 'cluster_worker_restarts_total')).toBe(1);

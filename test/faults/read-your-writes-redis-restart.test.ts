@@ -12,7 +12,7 @@ import Redis from 'ioredis';
 import { createDatabase } from '../../src/db/database';
 import { createServices } from '../../src/modules/services';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
-import { gql } from '../helpers/gateway-fixture';
+import { gqlOk } from '../helpers/gateway-fixture';
 import {
   NEEDS_PG_BINARIES,
   replicationAvailable,
@@ -39,11 +39,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     let writer: Record<string, string>;
     let categoryId: string;
 
-    const ok = async (url: string, query: string, variables: Record<string, unknown>) => {
-      const reply = await gql(url, query, variables, writer);
-      if (reply.errors) throw new Error(JSON.stringify(reply.errors));
-      return reply.data!;
-    };
+    const ok = (url: string, query: string, variables: Record<string, unknown>) => gqlOk(url, query, variables, writer);
 
     beforeAll(async () => {
       pair = await startReplicatedPair();

@@ -2,6 +2,7 @@
  * A gateway process on a database of its own (a new PGlite data directory, or a new PostgreSQL
  * database when TEST_DATABASE_URL is set), with an admin key: what the fault tests start from.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,26 +91,31 @@ export async function gql(
   return { status, ...(body as Omit<Reply, 'status'>) };
 }
 
-/** Creates a category and a pet with `stock` units; returns the pet's id. */
+/** `gql` for a test's own steps, which must succeed: its data, or a throw naming the errors. */
+export async function gqlOk(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Record<string, any>> {
+  const reply = await gql(url, query, variables, headers);
+  if (reply.errors) throw new Error(JSON.stringify(reply.errors));
+  return reply.data!;
+}
+
+/** Creates a category (of a name of its own: names are unique) and a pet with `stock` units; returns the pet's id. */
 export async function petInStock(url: string, admin: Record<string, string>, stock: number): Promise<string> {
-  const ok = async (query: string, variables: Record<string, unknown> = {}) => {
-    const reply = await gql(url, query, variables, admin);
-    if (reply.errors) throw new Error(JSON.stringify(reply.errors));
-    return reply.data!;
-  };
-  const { createCategory } = await ok('mutation { createCategory(input: { name: "Faults" }) { id } }');
+  const ok = (query: string, variables: Record<string, unknown> = {}) => gqlOk(url, query, variables, admin);
+  const { createCategory } = await ok('mutation($n: String!) { createCategory(input: { name: $n }) { id } }', {
+    n: `Faults ${crypto.randomUUID().slice(0, 8)}`,
+  });
   const { createPet } = await ok('mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }', {
     c: createCategory.id,
   });
-  await ok(
-    'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }'.replace(
-      '$q',
-      String(stock),
-    ),
-    {
-      p: createPet.id,
-    },
-  );
+  await ok('mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', {
+    p: createPet.id,
+    q: stock,
+  });
   return createPet.id as string;
 }
 

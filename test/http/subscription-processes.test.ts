@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { usingPostgres } from '../helpers/test-database';
-import { startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
+import { gqlOk, petInStock, startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
 import { connectWs, subscribe, until } from '../helpers/ws-client';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 import { createClient } from 'graphql-ws';
@@ -21,15 +21,7 @@ import WebSocket from 'ws';
 
 let auth: Record<string, string> = {};
 
-const ok = async (url: string, query: string, variables: Record<string, unknown> = {}) => {
-  const reply = (await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...auth },
-    body: JSON.stringify({ query, variables }),
-  }).then((r) => r.json())) as { data?: Record<string, any>; errors?: unknown };
-  if (reply.errors) throw new Error(JSON.stringify(reply.errors));
-  return reply.data!;
-};
+const ok = (url: string, query: string, variables: Record<string, unknown> = {}) => gqlOk(url, query, variables, auth);
 
 const describeWithPostgres = describeIf(usingPostgres(), NEEDS_POSTGRES);
 
@@ -49,13 +41,7 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
 
   it('a subscriber on B hears an order placed through A (the delay is logged; speed belongs in the bench)', async () => {
     const [a, b] = servers.map((s) => s.url) as [string, string];
-    const { createCategory } = await ok(a, 'mutation { createCategory(input: { name: "Live" }) { id } }');
-    const { createPet } = await ok(
-      a,
-      'mutation($c: ID!) { createPet(input: { name: "Rex", categoryId: $c }) { id } }',
-      { c: createCategory.id },
-    );
-    const petId = createPet.id as string;
+    const petId = await petInStock(a, auth, 5);
     await ok(a, 'mutation($p: ID!) { updateInventory(petId: $p, input: { quantity: 5 }) { quantity } }', { p: petId });
 
     const c = connectWs(b, { connectionParams: { Authorization: auth.authorization } });
@@ -106,13 +92,7 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
   // balancer sends new connections to B.
   it("on one process's SIGTERM, a graphql-ws client with its defaults subscribes again on the other and goes on", async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
-    const { createCategory } = await ok(a.url, 'mutation { createCategory(input: { name: "Rolling" }) { id } }');
-    const { createPet } = await ok(
-      a.url,
-      'mutation($c: ID!) { createPet(input: { name: "Roll", categoryId: $c }) { id } }',
-      { c: createCategory.id },
-    );
-    const p = createPet.id as string;
+    const p = await petInStock(a.url, auth, 0);
     const stock = (url: string, q: number) =>
       ok(url, 'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', {
         p,
