@@ -4,7 +4,7 @@
  * graphql-jit and one with graphql-js, and must give the same answers.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { JitGateway, type CacheEntry } from '../../src/graphql/jit-gateway';
+import { JIT_CACHE_SIZE, JitGateway, MAX_VARIANTS, type CacheEntry } from '../../src/graphql/jit-gateway';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { makeCategory, makePet } from '../helpers/factories';
 
@@ -192,6 +192,36 @@ describe('graphql-jit execution', () => {
       expect(res.json()).toEqual({ data: { pet: { id: BIG.toString(), name: 'Big' } } });
     }
     expect(compile).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps at most JIT_CACHE_SIZE compilations, each @skip/@include variant counting as one', async () => {
+    // Operations of four independent conditions: MAX_VARIANTS compilations each, so a few more than
+    // JIT_CACHE_SIZE / MAX_VARIANTS operations fill the cache (and counting operations would keep
+    // MAX_VARIANTS times the bound).
+    const names = ['a', 'b', 'c', 'd'];
+    const query = (n: number) =>
+      `query Variants${n}(${names.map((v) => `$${v}: Boolean!`).join(', ')}) { ` +
+      names.map((v) => `${v}: pet(id: ${BIG}) @include(if: $${v}) { id }`).join(' ') +
+      ' }';
+    const variables = (combination: number) =>
+      Object.fromEntries(names.map((v, bit) => [v, (combination & (1 << bit)) !== 0]));
+    const runAll = async (n: number) => {
+      for (let combination = 0; combination < MAX_VARIANTS; combination++) {
+        const res = await post(jit, { query: query(n), variables: variables(combination) });
+        expect(res.statusCode).toBe(200);
+      }
+    };
+    const operations = Math.ceil(JIT_CACHE_SIZE / MAX_VARIANTS) + 1;
+    for (let n = 0; n < operations; n++) await runAll(n);
+    expect(compile).toHaveBeenCalledTimes(operations * MAX_VARIANTS);
+    // The first operation's compilations were the least recently used: gone, compiled again.
+    compile.mockClear();
+    await runAll(0);
+    expect(compile).toHaveBeenCalledTimes(MAX_VARIANTS);
+    // The last operation's are still there.
+    compile.mockClear();
+    await runAll(operations - 1);
+    expect(compile).toHaveBeenCalledTimes(0);
   });
 
   describe('answers exactly as graphql-js does', () => {
