@@ -166,6 +166,8 @@ class ConnectionState {
   /** graphql-ws's contexts of the connections it acknowledged (their subscriptions, on shutdown). */
   readonly contexts = new Set<WsContext>();
   readonly perAddress = new ConnectionCounts();
+  /** The per-address slot each accepted upgrade took at its check, until its handler takes it over. */
+  readonly addressSlots = new WeakMap<FastifyRequest, () => void>();
   readonly perKey = new ConnectionCounts();
   closing = false;
 }
@@ -431,18 +433,25 @@ function subscriptionRoute(
           `Origin ${request.headers.origin} may not open WebSocket connections here (CORS_ORIGINS)`,
         );
       }
-      if (state.perAddress.count(addressBucket(request.ip)) >= settings.connectionsPerAddress) {
+      const bucket = addressBucket(request.ip);
+      if (state.perAddress.count(bucket) >= settings.connectionsPerAddress) {
         // No schedule frees a slot; a few seconds is a polite first retry.
         void reply.header('retry-after', '5');
         throw new RateLimitedError(
           `Too many WebSocket connections from this address (at most ${settings.connectionsPerAddress})`,
         );
       }
+      // Taken now, in the same step as the check: the hooks after it may wait (the response cache's
+      // Redis lookup), and upgrades checked meanwhile must see this one counted. The connection's
+      // close releases it; so does its socket's, if a later hook refuses the upgrade.
+      const release = state.perAddress.hold(bucket);
+      state.addressSlots.set(request, release);
+      request.raw.socket?.once('close', release);
     },
     wsHandler(this: FastifyInstance, socket, request) {
       const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
       state.connections.set(socket, conn);
-      conn.release.push(state.perAddress.hold(addressBucket(conn.address)));
+      conn.release.push(state.addressSlots.get(request) ?? state.perAddress.hold(addressBucket(conn.address)));
       socket.once('close', () => {
         state.connections.delete(socket);
         for (const release of conn.release) release();
