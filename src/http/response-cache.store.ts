@@ -22,7 +22,10 @@
  *   The generation is a random token, not a counter, and no generation at all means "bypass": a
  *   Redis at its `maxmemory` with `noeviction` refuses the SET that moves it on, but never the DEL
  *   that then removes it, and a counter evicted (an `allkeys-*` policy) and counted again from 1
- *   would bring back entries stored under that number long ago.
+ *   would bring back entries stored under that number long ago. The token is a random integer,
+ *   so that `INCR` still moves it on: what a release before the token did on every write (during a
+ *   rolling deploy both run on one Redis), and what docs/caching.md gives operators to drop
+ *   everything.
  */
 import crypto from 'node:crypto';
 import v8 from 'node:v8';
@@ -154,6 +157,14 @@ export interface RedisStoreOptions {
   invalidationWaitMs?: number;
 }
 
+/**
+ * A new generation: a random integer below 2^62, so that Redis's `INCR` (a signed 64-bit integer)
+ * takes it, and increments it without overflowing, as the generation of a release that counted.
+ */
+function generationToken(): string {
+  return (crypto.randomBytes(8).readBigUInt64BE() >> 2n).toString();
+}
+
 /** The shared store: entries and the generation in Redis. */
 export class RedisStore implements ResponseCacheStore {
   readonly kind = 'redis' as const;
@@ -213,7 +224,7 @@ export class RedisStore implements ResponseCacheStore {
    */
   async #newGeneration(): Promise<void> {
     try {
-      await this.#redis.set(this.#genKey, crypto.randomUUID());
+      await this.#redis.set(this.#genKey, generationToken());
     } catch (error) {
       if (this.#redis.status !== 'ready') throw error;
       await this.#redis.del(this.#genKey);
@@ -228,7 +239,7 @@ export class RedisStore implements ResponseCacheStore {
       if (gen === null) {
         // No generation (a fresh Redis, one at its memory limit, or the key evicted): nothing
         // stored is trusted; a new one is set for the requests after this one, if Redis takes it.
-        this.#redis.set(this.#genKey, crypto.randomUUID(), 'NX').catch(() => undefined);
+        this.#redis.set(this.#genKey, generationToken(), 'NX').catch(() => undefined);
         return null;
       }
       const answer = raw ? decode(raw) : undefined;
