@@ -210,6 +210,7 @@ export async function runPrimary(config: Config): Promise<void> {
     process.exit(1);
   }
   const count = config.workers;
+  for (const { setting, message } of config.removedSettings) log.warn({ setting }, `${setting} ${message}`);
   if (!config.rateLimit.redisUrl) {
     log.warn(
       { workers: count },

@@ -502,7 +502,23 @@ export interface Config {
    * whatever their allocation site did before (src/heap.ts).
    */
   heapPretenuring: boolean;
+  /**
+   * Settings of an earlier release that this one no longer reads, found set: each is named in a
+   * warning at start (REMOVED_SETTINGS), so an environment carried over an upgrade is not silently
+   * half-ignored.
+   */
+  removedSettings: ConfigIssue[];
 }
+
+/**
+ * Variables earlier releases read and this one does not, with what took their place. Set, they
+ * change nothing: the start warns, naming each (src/server.ts, src/cluster.ts).
+ */
+export const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  GRAPHQL_READ_PLANNER:
+    'is no longer read (removed): every read goes through the read compiler, with no other read path to ' +
+    'switch to (docs/read-compiler.md); remove it from the environment',
+};
 
 export type TrustedDocumentsMode = 'off' | 'allow' | 'enforce';
 
@@ -727,6 +743,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     heapPretenuring: e.HEAP_PRETENURING,
+    removedSettings: Object.entries(REMOVED_SETTINGS)
+      .filter(([setting]) => env[setting] !== undefined)
+      .map(([setting, message]) => ({ setting, message })),
   };
 }
 

@@ -71,12 +71,20 @@ function listenAsWorker(hangUpStops: boolean): void {
 }
 
 /**
- * What can be said before the database is opened: a pooler without a direct URL (a warning), and
- * a bad trusted-documents manifest (a StartupError: it stops the start before the database is
- * opened, seconds on a first start; buildApp reads the files again and validates the documents).
+ * What can be said before the database is opened: settings this release no longer reads and a
+ * pooler without a direct URL (warnings), and a bad trusted-documents manifest (a StartupError: it
+ * stops the start before the database is opened, seconds on a first start; buildApp reads the files
+ * again and validates the documents).
  */
-function checkBeforeOpening(config: Pick<Config, 'database' | 'trustedDocuments' | 'env'>, log: Logger): void {
+function checkBeforeOpening(
+  config: Pick<Config, 'database' | 'trustedDocuments' | 'env' | 'removedSettings'>,
+  log: Logger,
+): void {
   const settings = config.database;
+  // A worker's primary has said it (src/cluster.ts).
+  if (!cluster.isWorker) {
+    for (const { setting, message } of config.removedSettings) log.warn({ setting }, `${setting} ${message}`);
+  }
   if (config.env === 'production' && settings.kind === 'pglite' && !cluster.isWorker) {
     // Allowed (a demo, a smoke test of the production settings), but never silently: a forgotten
     // DATABASE_URL would otherwise give a one-process service keeping its data in a local directory.
