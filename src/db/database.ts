@@ -200,15 +200,19 @@ export class DatabaseInUseError extends Error {
   override name = 'DatabaseInUseError';
 }
 
+/** How long the data directory's lock outlives a holder that died without releasing it. */
+const LOCK_STALE_MS = 15_000;
+
 /**
  * PGlite is a single-process database: two processes writing one data directory corrupt it. A lock
  * (`<dataDir>.lock`, refreshed while held, stale after 15 s if its holder died) keeps a second
  * server, or a CLI beside a running server, out.
  */
+
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   try {
     return await lockfile.lock(dataDir, {
-      stale: 15_000,
+      stale: LOCK_STALE_MS,
       update: 5_000,
       onCompromised: (error) => console.error(`lock on ${dataDir} lost: ${error.message}`),
     });
@@ -216,7 +220,9 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
       throw new DatabaseInUseError(
         `The embedded database in ${dataDir} is in use by another process (a running server?). ` +
-          'Stop that process first, or point DATABASE_URL at a PostgreSQL server.',
+          'Stop that process first, or point DATABASE_URL at a PostgreSQL server. ' +
+          `A server that was killed (SIGKILL, out of memory) leaves its lock ${dataDir}.lock behind for ` +
+          `${LOCK_STALE_MS / 1000} s after its last refresh: start again then.`,
       );
     }
     throw error;

@@ -47,6 +47,25 @@ describe('the service as a process on the embedded database', () => {
     expect(await running.stop()).toBe(0);
   });
 
+  it('after a server is killed, says its lock outlives it for 15 s, and starts once it has expired', async () => {
+    // The server of the test above has stopped; this one is killed.
+    await (await startServerProcess({ PGLITE_DATA_DIR: dataDir })).stop('SIGKILL');
+    // The lock as a server killed a moment ago leaves it (refreshed every 5 s while it lived).
+    const lock = `${fs.realpathSync(dataDir)}.lock`;
+    const now = new Date();
+    fs.utimesSync(lock, now, now);
+    await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir })).rejects.toThrow(
+      /killed .* leaves its lock .*\.lock behind for 15 s after its last refresh: start again then/,
+    );
+    // 15 s later (as the lock's age says): taken over, the data intact.
+    const past = new Date(Date.now() - 16_000);
+    fs.utimesSync(lock, past, past);
+    running = await startServerProcess({ PGLITE_DATA_DIR: dataDir });
+    expect((await gql(running.url, '{ categories { totalCount } }')).errors).toBeUndefined();
+    expect(await running.stop()).toBe(0);
+    running = undefined;
+  });
+
   it('stops at start with a message naming a bad variable', async () => {
     await expect(startServerProcess({ PGLITE_DATA_DIR: dataDir, DB_POOL_SIZE: 'many' })).rejects.toThrow(
       /DB_POOL_SIZE/,
