@@ -19,6 +19,7 @@ import { requestLogStep } from '../http/request-log';
 import { traceResolvers } from './graphql-tracing';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 import { requestStepsPlugin, type RequestStep } from '../common/graphql/request-steps';
+import { createDocumentStore } from '../common/graphql/document-store';
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -56,6 +57,7 @@ export async function createApollo(
     config.graphql.explorer === 'off'
       ? ApolloServerPluginLandingPageDisabled()
       : explorerPlugin(config.graphql.explorer);
+  const documents = createDocumentStore();
   const apollo = new ApolloServer<GraphQLContext>({
     // graphql-jit replaces graphql-js's execute through Apollo's gateway interface; everything before
     // and after execution (parsing, validation, limits, error formatting) stays Apollo's.
@@ -83,12 +85,9 @@ export async function createApollo(
     parseOptions: limits.parseOptions,
     // Trusted documents: the listed ones come out of this store parsed and validated; in enforce
     // mode APQ is off, since anyone may register a hash in an APQ cache (trusted-documents.ts).
-    ...(trustedDocuments
-      ? {
-          documentStore: trustedDocuments.documentStore(),
-          ...(trustedDocuments.mode === 'enforce' ? { persistedQueries: false as const } : {}),
-        }
-      : {}),
+    // Parsed documents, bounded by the heap they take (document-store.ts); listed ones come from the list.
+    documentStore: trustedDocuments ? trustedDocuments.documentStore(documents) : documents,
+    ...(trustedDocuments?.mode === 'enforce' ? { persistedQueries: false as const } : {}),
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).

@@ -25,8 +25,8 @@ import fs from 'node:fs';
 import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
 import type { FastifyRequest } from 'fastify';
 import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { LRUCache } from 'lru-cache';
 import { apolloError } from '../common/graphql/apollo-error';
+import type { DocumentCache } from '../common/graphql/document-store';
 import type { TrustedDocumentsMode } from '../config';
 import { AppError, BadRequestError, ErrorCode, PersistedQueryNotInListError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
@@ -399,14 +399,10 @@ export class TrustedDocuments {
 
   /**
    * Apollo's document store, with the listed documents answered from the list: Apollo looks up
-   * `<schema hash>:<sha256 of the query text>`, and a manifest id is that sha256. Others are cached as
-   * Apollo's default store does (an LRU of about 30 MiB of documents).
+   * `<schema hash>:<sha256 of the query text>`, and a manifest id is that sha256. Others are cached in
+   * `others` (the gateway's document store, src/common/graphql/document-store.ts).
    */
-  documentStore(): DocumentStore {
-    const others = new LRUCache<string, DocumentNode>({
-      maxSize: 30 * 1024 * 1024,
-      sizeCalculation: (doc) => JSON.stringify(doc).length || 1,
-    });
+  documentStore(others: DocumentCache): DocumentStore {
     return {
       get: async (key) => {
         const listed = this.#byHash.get(key.slice(key.lastIndexOf(':') + 1))?.document;
