@@ -11,6 +11,7 @@ import { postGraphql as gql } from '../helpers/http-graphql';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ME = '{ me { subject } }';
+const COOLDOWN_MS = 3_000;
 
 let idp: IdentityProvider;
 let db: TestDatabase;
@@ -24,7 +25,7 @@ beforeAll(async () => {
       AUTH_JWT_ISSUER: idp.issuer,
       AUTH_JWT_AUDIENCE: idp.audience,
       AUTH_JWT_FETCH_TIMEOUT_MS: '500',
-      AUTH_JWKS_COOLDOWN_MS: '1000',
+      AUTH_JWKS_COOLDOWN_MS: String(COOLDOWN_MS),
     },
   });
   // The keys are fetched once, by a good token.
@@ -41,15 +42,17 @@ afterAll(async () => {
 });
 
 it('a stream of made-up kids while the provider fails: at most one fetch per cool-down', async () => {
-  await new Promise((r) => setTimeout(r, 1_100)); // past the cool-down since the first fetch
+  await new Promise((r) => setTimeout(r, COOLDOWN_MS + 100)); // past the cool-down since the first fetch
   await idp.setMode('hang');
   const before = idp.fetches.jwks;
+  const started = Date.now();
   for (let i = 0; i < 6; i++) {
     const answer = await gql(t.url, ME, {}, bearer(await idp.sign({ kid: `made-up-${i}` })));
     // The key may be new at a provider that cannot be reached: 503, not a bad token.
     expect(answer.status).toBe(503);
   }
-  expect(idp.fetches.jwks - before).toBeLessThanOrEqual(1);
+  // One fetch, and one more per cool-down the loop outlasted (a loaded machine can make it slow).
+  expect(idp.fetches.jwks - before).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / COOLDOWN_MS));
 });
 
 it('keys held keep verifying tokens past the ten-minute refresh while the provider fails', async () => {
