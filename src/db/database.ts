@@ -136,8 +136,18 @@ function reportingReader(
   };
 }
 
-/** PGlite's own parser gives int8 as a number (exact only to 2^53): its rows take bigint, as node-postgres's (PG_TYPES). */
-const PGLITE_INT8 = { [pgTypes.builtins.INT8]: (value: string) => BigInt(value) };
+/**
+ * PGlite's own parsers differ from node-postgres's (PG_TYPES) on two types, so its rows take
+ * node-postgres's: int8 as bigint (PGlite gives a number, exact only to 2^53), and timestamptz
+ * through postgres-date (PGlite's `new Date(text)` reads PostgreSQL's `0001-01-01 00:00:00+00` in
+ * V8's non-ISO form, which maps years 0-99 to 1950-2049: a ship date of year 1 came back as 2001).
+ */
+const PGLITE_PARSERS = {
+  [pgTypes.builtins.INT8]: (value: string) => BigInt(value),
+  [pgTypes.builtins.TIMESTAMPTZ]: pgTypes.getTypeParser(pgTypes.builtins.TIMESTAMPTZ, 'text') as (
+    value: string,
+  ) => Date,
+};
 
 /** Arbitrary, fixed key of the advisory lock taken while migrating. */
 export const MIGRATION_LOCK_KEY = 72_707_369;
@@ -166,7 +176,7 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   // PGlite's query() waits for any open transaction to end. Reads by key of one turn are coalesced
   // here too (coalesce.ts): each statement is a trip through the engine. The writer sends alike.
   const send = async <T>(statement: Statement): Promise<T[]> =>
-    (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_INT8 })).rows;
+    (await pglite.query<T>(statement.text, statement.values, { parsers: PGLITE_PARSERS })).rows;
   const run = coalescing<PGlite>((_engine, statement) => send(statement));
   const sql = reportingReader(options.onReaderStatement, (statement) => run(pglite, statement));
   const writer = reportingReader(options.onReaderStatement, send);

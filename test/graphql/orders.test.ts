@@ -2,6 +2,20 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { insertOrder, makePet, placeOrder } from '../helpers/factories';
 import { CancelOrder, CompleteOrder, PlaceOrder, ordersOf, stockOf } from './store-operations';
+import { graphql } from '../gql';
+
+const OrderById = graphql(`
+  query OrderById($id: ID!) {
+    order(id: $id) {
+      id
+      quantity
+      shipDate
+      pet {
+        id
+      }
+    }
+  }
+`);
 
 // One database for the suite: every test places, completes and cancels orders of pets of its own.
 let database: TestDatabase;
@@ -39,6 +53,20 @@ describe('placing an order', () => {
     });
     expect(placeOrder.shipDate).toBe('2030-01-02T03:04:05.678Z');
   });
+
+  // The embedded database's own timestamptz parser read its text with `new Date(text)`, whose
+  // non-ISO form maps years 0-49 to 2000-2049 and 50-99 to 1950-1999: 0001 came back as 2001.
+  it.each([['0001-01-01T00:00:00.000Z'], ['0049-06-01T12:00:00.000Z'], ['0099-12-31T23:59:59.999Z']])(
+    'keeps the ship date %s, in the first century, as given on every read',
+    async (shipDate) => {
+      const pet = await makePet(t, { stock: 1 });
+      const { placeOrder } = await t.gqlOk(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1, shipDate } });
+      expect(placeOrder.shipDate).toBe(shipDate);
+      expect((await t.gqlOk(OrderById, { id: placeOrder.id })).order?.shipDate).toBe(shipDate);
+      const rest = await t.app.inject({ url: `/store/orders?petId=${pet.id}`, headers: t.admin });
+      expect(rest.json()).toEqual([expect.objectContaining({ id: Number(placeOrder.id), shipDate })]);
+    },
+  );
 
   it('makes the pet pending when the order takes the last of its stock', async () => {
     const pet = await makePet(t, { stock: 2 });
