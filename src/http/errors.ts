@@ -175,7 +175,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     const allow = allowedMethods(path);
-    if (allow.length > 0) {
+    // A route that takes this method and found nothing (a file the asset routes do not hold): 404.
+    if (allow.length > 0 && !allow.includes(request.method)) {
       reply.header('allow', allow.join(', '));
       // An error, as every error of the REST paths: kept by no cache (docs/rest.md).
       reply.header('cache-control', 'no-store');

@@ -90,3 +90,20 @@ describe('a POST body that is not JSON', () => {
     expect(error!.message).toContain('Content-Type: application/json');
   });
 });
+
+describe('a file the page assets do not hold', () => {
+  // The asset routes (`/explorer/*`, `/docs/static/*`) answer GET and HEAD: a file they do not hold
+  // was answered 405 "GET is not allowed" with `Allow: GET, HEAD`, which contradicts itself.
+  it.each([['/explorer/no-such-file.js'], ['/explorer/..%2f..%2fpackage.json'], ['/docs/static/no-such-file.js']])(
+    'GET %s is 404 NOT_FOUND, and another method on it still 405',
+    async (url) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+      expect(res.headers.allow).toBeUndefined();
+      const put = await t.app.inject({ method: 'PUT', url });
+      expect(put.statusCode).toBe(405);
+      expect(put.headers.allow).toBe('GET, HEAD');
+    },
+  );
+});
