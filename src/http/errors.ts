@@ -201,15 +201,29 @@ export function registerErrorHandlers(app: FastifyInstance): void {
  */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::\d{0,5})?$/;
 
+/** How many `Host` lines a request's raw headers (name, value, name, value...) hold. */
+function hostLines(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 /**
  * Refuses a request whose host (`Host`, or `X-Forwarded-Host` from a trusted proxy) is missing or
- * malformed: 400 BAD_REQUEST in the Error shape, before anything else reads it. Registered after the
+ * malformed, or that has more than one `Host` line: 400 BAD_REQUEST in the Error shape, before anything else reads it. Registered after the
  * security headers, so the refusal carries them like every answer.
  */
 export function registerHostCheck(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const host = request.host;
-    if (typeof host !== 'string' || !HOST.test(host) || !URL.canParse(`http://${host}/`)) {
+    if (
+      typeof host !== 'string' ||
+      !HOST.test(host) ||
+      !URL.canParse(`http://${host}/`) ||
+      // RFC 9112 3.2: more than one Host line is a 400. Node keeps the first and drops the others, so a
+      // proxy reading another one would disagree with this server on the host asked for.
+      hostLines(request.raw.rawHeaders) > 1
+    ) {
       throw new BadRequestError('The Host header is missing or is not a host name or address with an optional port');
     }
     done();

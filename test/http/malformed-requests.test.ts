@@ -103,6 +103,27 @@ describe('malformed requests from raw sockets (production)', () => {
     }
   });
 
+  it('answers a request with two Host lines with 400 (RFC 9112: one Host, no more), alike or not', async () => {
+    // Node keeps the first and drops the others: a proxy that read the last one and this server
+    // disagreed on which host was asked, and the request was served.
+    for (const second of ['evil.example', 'localhost']) {
+      for (const [method, path] of [
+        ['GET', '/pets/1'],
+        ['POST', '/graphql'],
+      ]) {
+        const raw = request(method!, path!, 'localhost', method === 'POST' ? '{"query":"{ __typename }"}' : undefined);
+        const answer = await send(gateway.server.url, raw.replace('\r\n', `\r\nhost: ${second}\r\n`));
+        expect([method, path, second, answer.status]).toEqual([method, path, second, 400]);
+        const body = JSON.parse(answer.body);
+        expect(path === '/graphql' ? body.errors[0].extensions : body).toMatchObject({
+          code: 'BAD_REQUEST',
+          status: 400,
+        });
+        expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      }
+    }
+  });
+
   it('answers an over-long path parameter in the Error shape with the security headers', async () => {
     const answer = await send(gateway.server.url, request('GET', `/pets/${'1'.repeat(200)}`, 'localhost'));
     expect(answer.status).toBe(400);
