@@ -204,19 +204,36 @@ function referenceOf(op: WireOperation): Reference {
   return { kind: 'none' };
 }
 
-/** GET's query string as an operation: `extensions` arrives as JSON text (unreadable JSON: Apollo answers it). */
-function getOperation(query: Record<string, unknown>): WireOperation {
+/**
+ * GET's query string as an operation, read as Apollo reads it (URLSearchParams over the URL's search,
+ * @as-integrations/fastify), not from Fastify's querystring parser: the two differ on a raw `#` (the
+ * URL's fragment to Apollo, more parameters to Fastify), so `?query=<unlisted>#&query=x` was two
+ * `query` values here (no document named: allowed) and one to Apollo, which ran it. A parameter given
+ * twice is refused, as Apollo refuses it; `extensions` arrives as JSON text (unreadable JSON: Apollo
+ * answers it).
+ */
+function getOperation(url: string): WireOperation {
+  let params: URLSearchParams;
+  try {
+    params = new URL(url, 'http://localhost').searchParams;
+  } catch {
+    throw new BadRequestError('The request URL cannot be read');
+  }
+  const once = (name: string): string | undefined => {
+    const values = params.getAll(name);
+    if (values.length > 1) throw new BadRequestError(`The ${name} search parameter may only be specified once`);
+    return values[0];
+  };
+  const text = once('extensions');
   let extensions: unknown;
-  if (typeof query.extensions === 'string') {
+  if (text !== undefined) {
     try {
-      extensions = JSON.parse(query.extensions);
+      extensions = JSON.parse(text);
     } catch {
       extensions = undefined;
     }
   }
-  if (Array.isArray(query.documentId))
-    throw new BadRequestError('The documentId search parameter may only be specified once');
-  return { query: query.query, documentId: query.documentId, extensions };
+  return { query: once('query'), documentId: once('documentId'), extensions };
 }
 
 const isAdmin = (caller: Caller | null): boolean => caller?.scopes.includes('admin') ?? false;
@@ -348,7 +365,7 @@ export class TrustedDocuments {
   readonly guard = async (request: FastifyRequest): Promise<void> => {
     const operations: WireOperation[] =
       request.method === 'GET'
-        ? [getOperation((request.query ?? {}) as Record<string, unknown>)]
+        ? [getOperation(request.url)]
         : Array.isArray(request.body)
           ? (request.body as WireOperation[])
           : request.body && typeof request.body === 'object'

@@ -8,6 +8,7 @@
 import { freePort } from '../helpers/server-process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
@@ -31,6 +32,27 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
     status: res.status,
     body: (await res.json()) as { data?: any; errors?: { extensions: { code: string } }[] },
   };
+}
+
+/**
+ * A GET /graphql with `target` as its request target, sent as is over a raw socket (no client sends
+ * a `#` in one); the status and the body.
+ */
+function rawGet(url: string, target: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.end(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+    );
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body: rest.join('\r\n\r\n') });
+    });
+  });
 }
 
 const dirs: string[] = [];
@@ -98,6 +120,24 @@ describe('the example client against a gateway in enforce with its manifest', ()
     const byGet = await execute(`${server.url}/graphql`, PetName, { id: petId }, { method: 'GET' });
     expect(byGet.data).toEqual({ pet: { id: petId, name: 'Tom' } });
     expect(byGet.headers.get('etag')).toMatch(/^W\/"/);
+  });
+
+  it('refuses an unlisted document over GET however its query string is written (a raw # in the target)', async () => {
+    // Apollo reads GET's parameters with URLSearchParams, which ends the query string at `#`; the check
+    // read Fastify's parse of the query string, which goes on past it. `?query=<unlisted>#&query=x`
+    // was two `query` values to the check (no document named: allowed) and one to Apollo, which ran it.
+    const q = encodeURIComponent(unlisted);
+    for (const target of [
+      `/graphql?query=${q}#&query=x`,
+      `/graphql?query=${q}#`,
+      `/graphql?query=${q}#&documentId=x`,
+    ]) {
+      const answer = await rawGet(server.url, target);
+      expect([target, answer.status]).toEqual([target, 403]);
+      expect(JSON.parse(answer.body)).toEqual({
+        errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST', status: 403 } })],
+      });
+    }
   });
 
   it('counts refused documents on /metrics, by reason', async () => {
