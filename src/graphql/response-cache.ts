@@ -24,6 +24,7 @@ import type { Database } from '../db/database';
 import type { Unlisten } from '../db/listen';
 import { STORE_EVENTS_CHANNEL } from '../modules/events/store-events';
 import { MemoryStore, RedisStore, type CachedAnswer, type ResponseCacheStore } from '../http/response-cache.store';
+import { readGetParameters } from '../common/graphql/get-parameters';
 
 /** The channel a mutation notifies in-process caches of other processes on (memory store, PostgreSQL). */
 export const RESPONSE_CACHE_CHANNEL = 'response_cache';
@@ -75,30 +76,17 @@ function appendVary(reply: FastifyReply, names: string[]): void {
 function operationOf(request: FastifyRequest): unknown[] | null {
   let source: Record<string, unknown>;
   if (request.method === 'GET') {
-    // Read as Apollo reads it (URLSearchParams over the URL's search, @as-integrations/fastify), not
-    // from Fastify's querystring parser: the two differ on a raw `#` (the URL's fragment to Apollo) and
-    // on malformed percent-escapes, so a key read otherwise could file one request's answer under another's.
-    let params: URLSearchParams;
+    // As Apollo reads it (get-parameters.ts); what it refuses is not cached.
+    const read = readGetParameters(request.url);
+    if (!read.ok) return null;
+    const { variables, extensions, ...texts } = read.values;
+    source = { ...texts };
     try {
-      params = new URL(request.url, 'http://localhost').searchParams;
+      if (variables !== undefined) source.variables = JSON.parse(variables);
+      if (extensions !== undefined) source.extensions = JSON.parse(extensions);
     } catch {
       return null;
     }
-    const parsed: Record<string, unknown> = {};
-    for (const name of ['query', 'operationName', 'variables', 'extensions', 'documentId']) {
-      const values = params.getAll(name);
-      if (values.length === 0) continue;
-      if (values.length > 1) return null; // repeated parameters: Apollo's to refuse
-      const value = values[0]!;
-      if (name === 'variables' || name === 'extensions') {
-        try {
-          parsed[name] = JSON.parse(value);
-        } catch {
-          return null;
-        }
-      } else parsed[name] = value;
-    }
-    source = parsed;
   } else if (request.method === 'POST') {
     const body = request.body;
     // A batch is answered as a whole and never cached.

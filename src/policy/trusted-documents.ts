@@ -27,6 +27,7 @@ import type { FastifyRequest } from 'fastify';
 import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { apolloError } from '../common/graphql/apollo-error';
 import type { DocumentCache } from '../common/graphql/document-store';
+import { readGetParameters } from '../common/graphql/get-parameters';
 import type { TrustedDocumentsMode } from '../config';
 import { AppError, BadRequestError, ErrorCode, PersistedQueryNotInListError } from '../errors/app-error';
 import type { Caller } from '../modules/auth/api-key.service';
@@ -205,26 +206,15 @@ function referenceOf(op: WireOperation): Reference {
 }
 
 /**
- * GET's query string as an operation, read as Apollo reads it (URLSearchParams over the URL's search,
- * @as-integrations/fastify), not from Fastify's querystring parser: the two differ on a raw `#` (the
- * URL's fragment to Apollo, more parameters to Fastify), so `?query=<unlisted>#&query=x` was two
- * `query` values here (no document named: allowed) and one to Apollo, which ran it. A parameter given
- * twice is refused, as Apollo refuses it; `extensions` arrives as JSON text (unreadable JSON: Apollo
- * answers it).
+ * GET's query string as an operation, read as Apollo reads it (get-parameters.ts: read otherwise,
+ * `?query=<unlisted>#&query=x` was two `query` values here, no document named, and one to Apollo,
+ * which ran it). What Apollo refuses is refused; `extensions` arrives as JSON text (unreadable JSON:
+ * Apollo answers it).
  */
 function getOperation(url: string): WireOperation {
-  let params: URLSearchParams;
-  try {
-    params = new URL(url, 'http://localhost').searchParams;
-  } catch {
-    throw new BadRequestError('The request URL cannot be read');
-  }
-  const once = (name: string): string | undefined => {
-    const values = params.getAll(name);
-    if (values.length > 1) throw new BadRequestError(`The ${name} search parameter may only be specified once`);
-    return values[0];
-  };
-  const text = once('extensions');
+  const read = readGetParameters(url);
+  if (!read.ok) throw new BadRequestError(read.problem);
+  const { query, documentId, extensions: text } = read.values;
   let extensions: unknown;
   if (text !== undefined) {
     try {
@@ -233,7 +223,7 @@ function getOperation(url: string): WireOperation {
       extensions = undefined;
     }
   }
-  return { query: once('query'), documentId: once('documentId'), extensions };
+  return { query, documentId, extensions };
 }
 
 const isAdmin = (caller: Caller | null): boolean => caller?.scopes.includes('admin') ?? false;
