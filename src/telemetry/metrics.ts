@@ -459,7 +459,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const names = new OperationNames(options.maxOperationNames);
 
   const observe = (request: FastifyRequest, reply: FastifyReply): void => {
-    // Unmatched requests (404s) have no pattern: one label for all of them.
+    // Unmatched requests (404s, and 405s of a known path with another method) have no pattern: one label for all.
     const route = request.routeOptions.url ?? '__unmatched';
     const status = reply.statusCode;
     httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
