@@ -78,4 +78,41 @@ describe('docs/configuration.md', () => {
     });
     expect(wrong).toEqual([]);
   });
+
+  it('agrees with the defaults the other pages quote beside a variable ("`RATE_LIMIT_MAX` (300)", "30 s (`REQUEST_TIMEOUT_MS`)")', () => {
+    const variables = new Set(schemaVariables());
+    const defaults = JSON.stringify(loadConfig({}));
+    const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
+      f.endsWith('.md'),
+    );
+    const quoted: { where: string; variable: string; value: string }[] = [];
+    const number = String.raw`(\d[\d,]*(?:\.\d+)?)(?: (s|ms|KiB|MiB))?`;
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      const after = new RegExp(String.raw`\x60([A-Z][A-Z0-9_]+)\x60 \(${number}[),;]`, 'g');
+      const before = new RegExp(String.raw`${number} \(\x60([A-Z][A-Z0-9_]+)\x60[),]`, 'g');
+      for (const m of text.matchAll(after))
+        quoted.push({ where: file, variable: m[1]!, value: inUnits(m[1]!, m[2]!, m[3]) });
+      for (const m of text.matchAll(before))
+        quoted.push({ where: file, variable: m[3]!, value: inUnits(m[3]!, m[1]!, m[2]) });
+    }
+    const checked = quoted.filter((q) => variables.has(q.variable));
+    expect(checked.length).toBeGreaterThan(20);
+    const wrong = checked.filter(({ variable, value }) => {
+      try {
+        return JSON.stringify(loadConfig({ [variable]: value })) !== defaults;
+      } catch {
+        return true;
+      }
+    });
+    expect(wrong).toEqual([]);
+  });
 });
+
+/** A quoted quantity as the variable's own unit: `30 s` of a `_MS` variable is 30000, `1 MiB` 1048576. */
+function inUnits(variable: string, amount: string, unit: string | undefined): string {
+  const n = Number(amount.replaceAll(',', ''));
+  const factor =
+    unit === 's' && variable.endsWith('_MS') ? 1000 : unit === 'MiB' ? 1024 * 1024 : unit === 'KiB' ? 1024 : 1;
+  return String(n * factor);
+}
