@@ -4,6 +4,7 @@
  * adapter as a DriverAdapterError whose cause carries the PostgreSQL SQLSTATE. Both are read here.
  */
 import { Prisma } from '../generated/prisma/client';
+import { AppError, UnavailableError } from './app-error';
 
 export type ConstraintViolation =
   | { kind: 'unique'; target: string | undefined }
@@ -80,4 +81,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     current = e.cause ?? e.meta?.driverAdapterError;
   }
   return false;
+}
+
+/**
+ * The AppError that `error` is answered as, on every transport (REST, GraphQL over HTTP, WebSocket):
+ * itself, or 503 UNAVAILABLE when it means the database is unavailable; null for anything else (a
+ * bug: the caller logs it and masks it as INTERNAL).
+ */
+export function knownError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  return isDatabaseUnavailable(error) ? new UnavailableError() : null;
 }

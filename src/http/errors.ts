@@ -9,16 +9,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  AppError,
   BadRequestError,
   ErrorCode,
   MethodNotAllowedError,
   UnauthenticatedError,
-  UnavailableError,
   UNAVAILABLE_RETRY_AFTER_S,
   type ErrorBody,
 } from '../errors/app-error';
-import { isDatabaseUnavailable } from '../errors/database-errors';
+import { knownError } from '../errors/database-errors';
 import Negotiator from 'negotiator';
 import { ID_FORMAT_MESSAGE, INT64_PATTERN } from '../common/ids';
 
@@ -61,8 +59,8 @@ function validationMessage(e: FastifyError): string {
 
 /** Maps any error to the Error object; `null` means unexpected (the caller logs and masks it). */
 export function errorBody(error: unknown): ErrorBody | null {
-  if (error instanceof AppError) return error.toBody();
-  if (isDatabaseUnavailable(error)) return new UnavailableError().toBody();
+  const known = knownError(error);
+  if (known) return known.toBody();
   const e = error as FastifyError;
   if (e.validation) {
     return { code: ErrorCode.VALIDATION_FAILED, message: validationMessage(e), status: 400 };

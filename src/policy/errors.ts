@@ -8,8 +8,8 @@ import type { GraphQLRequestContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { RequestStep, RequestStepListener } from '../common/graphql/request-steps';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode, UnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
-import { isDatabaseUnavailable } from '../errors/database-errors';
+import { AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
+import { knownError } from '../errors/database-errors';
 import type { GraphQLContext } from '../modules/context';
 import { inResponseOrder } from './error-order';
 import { tokenLimitError } from './limits';
@@ -106,7 +106,8 @@ export function appErrorOf(error: unknown): AppError | null {
     if (current instanceof AppError) return current;
     current = (current as { originalError?: unknown }).originalError;
   }
-  if (isDatabaseUnavailable(unwrapResolverError(error))) return new UnavailableError();
+  const known = knownError(unwrapResolverError(error));
+  if (known) return known;
   const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
   return code === 'GRAPHQL_PARSE_FAILED' ? tokenLimitError((error as Error).message) : null;
 }

@@ -48,6 +48,7 @@ import {
   ForbiddenError,
   UnavailableError,
 } from '../errors/app-error';
+import { knownError } from '../errors/database-errors';
 import { rateLimitMessage, rateLimitSubject, type RateLimiter } from '../http/rate-limit';
 import { addressBucket } from '../http/client-address';
 import type { Services } from '../modules/services';
@@ -208,15 +209,12 @@ async function callerFromParam(
   }
   let caller: Caller | null = null;
   let refused: AppError | null = null;
-  if (tokens && looksLikeJwt(token)) {
-    try {
-      caller = await tokens.verify(token);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      refused = error;
-    }
-  } else {
-    caller = await services.apiKeys.authenticate(token);
+  try {
+    caller = tokens && looksLikeJwt(token) ? await tokens.verify(token) : await services.apiKeys.authenticate(token);
+  } catch (error) {
+    // As over HTTP (knownError): a database that cannot check the key is UNAVAILABLE, try again later.
+    refused = knownError(error);
+    if (!refused) throw error;
   }
   // The socket may have closed during the lookup: its close handler has already run, so
   // nothing may be counted for it any more (the count would never be released).

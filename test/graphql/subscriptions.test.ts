@@ -204,6 +204,29 @@ describe('auth', () => {
     });
   });
 
+  it('closes with 1013 (try again later) when the database cannot check the key, as HTTP answers 503', async () => {
+    // A key this process has not seen yet: connection_init reads it, and records its use. The
+    // database refuses that write as a read-only server does (SQLSTATE 25006, a failover).
+    const key = await createApiKey(t, ['orders:read']);
+    await t.db.prisma.$executeRawUnsafe(`CREATE FUNCTION read_only_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'read-only' USING ERRCODE = '25006'; END $$`);
+    await t.db.prisma.$executeRawUnsafe(
+      'CREATE TRIGGER read_only_keys BEFORE UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION read_only_keys()',
+    );
+    try {
+      const http = await t.gql(doc('{ me { subject } }'), {}, key);
+      expect(http.status).toBe(503);
+      expect(http.errors?.[0]?.extensions.code).toBe('UNAVAILABLE');
+      expect(await ws({ connectionParams: bearer(key) }).closed).toMatchObject({ code: 1013 });
+    } finally {
+      await t.db.prisma.$executeRawUnsafe('DROP TRIGGER read_only_keys ON api_keys');
+      await t.db.prisma.$executeRawUnsafe('DROP FUNCTION read_only_keys()');
+    }
+    // Once the database takes the write again, the same key connects.
+    const c = ws({ connectionParams: bearer(key) });
+    await c.connected;
+  });
+
   it('accepts the key in connectionParams.headers, any case', async () => {
     const c = ws({ connectionParams: { headers: { authorization: t.admin.authorization } } });
     await c.connected;
