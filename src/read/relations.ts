@@ -17,9 +17,8 @@ import { CATEGORY_ROWS } from '../modules/categories/category.service';
 import { INVENTORY_ROWS, STOCK_ROWS } from '../modules/inventory/inventory.service';
 import { ORDER_ROWS } from '../modules/orders/order.service';
 import { PET_ROWS } from '../modules/pets/pet.service';
-import { ownerOf } from '../modules/auth/caller';
 // Also what sets Order's access rule in the registry (order.access.ts): every read loads it.
-import { orderConditions } from '../modules/orders/order.access';
+import { ownOrderConditions } from '../modules/orders/order.access';
 import type { Viewer } from '../common/object-types';
 
 /**
@@ -193,8 +192,7 @@ export const RELATIONS: Record<ParentName, Record<string, Relation>> = {
     orders: {
       kind: 'page',
       target: 'Order',
-      page: (s, _parent, a, v, viewer) =>
-        s.orders.listSql(null, pageArgs(a), [...v, ...orderConditions({ all: false, owner: ownerOf(viewer) })]),
+      page: (s, _parent, a, v, viewer) => s.orders.listSql(null, pageArgs(a), [...v, ...ownOrderConditions(viewer)]),
     },
   },
   Order: {

@@ -9,7 +9,7 @@
  *
  * Who applies it: the read compiler, to every read of an Order (`orderVisible`, the Order entry's
  * access rule in the type registry, src/common/object-types.ts: root fields, Pet.orders, Me.orders,
- * node/nodes, _entities, by key, payload relations); the REST list (given the condition by its
+ * node/nodes, _entities, by key, payload relations; `me.orders` adds `ownOrderConditions`); the REST list (given the condition by its
  * route); the cancel mutation (`store_finish_order`'s owner); and the orderEvents subscription
  * (`canSeeOrder`).
  */
@@ -43,6 +43,14 @@ export function orderWriteAccess(caller: Viewer | null): OrderAccess {
 export function orderConditions(access: OrderAccess): Prisma.Sql[] {
   if (access.all) return [];
   return [access.owner === null ? Prisma.sql`false` : Prisma.sql`owner = ${access.owner}`];
+}
+
+/**
+ * The caller's own orders only (`me.orders`), whatever else its scopes let it see: the conditions
+ * of a customer's access, for any caller.
+ */
+export function ownOrderConditions(caller: Viewer | null): Prisma.Sql[] {
+  return orderConditions({ all: false, owner: ownerOf(caller) });
 }
 
 /** The visibility rule for an order already at hand (an event's payload carries its owner). */

@@ -7,7 +7,7 @@ import { Pet } from '../pets/pet.type';
 import { orderWriteAccess } from './order.access';
 import { NewOrder, OrderFilter } from './order.inputs';
 import { Order, OrderConnection } from './order.type';
-import { callerIdentity } from '../auth/caller';
+import { ownerOf } from '../auth/caller';
 
 @Resolver(() => Order)
 export class OrderResolver {
@@ -42,7 +42,8 @@ export class OrderResolver {
   placeOrder(@Arg('input', () => NewOrder) input: NewOrder, @Ctx() ctx: GraphQLContext) {
     return ctx.services.orders.place(input, {
       idempotencyKey: ctx.idempotencyKey,
-      caller: ctx.caller && callerIdentity(ctx.caller),
+      // Its owner (order.access.ts), and the scope of its idempotency key.
+      caller: ownerOf(ctx.caller),
     });
   }
 
