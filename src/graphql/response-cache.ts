@@ -242,9 +242,8 @@ function cacheOnSend(
     if (marker === undefined) {
       // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook or the
       // body parser (bad JSON, 413, 415, 429). Its form depends on Accept as every answer's does.
+      // An error is `no-store` already, as every error is (src/http/errors.ts, sendError).
       appendVary(reply, GRAPHQL_VARY);
-      if (reply.statusCode >= 400 && reply.getHeader('cache-control') === undefined)
-        reply.header('cache-control', 'no-store');
       return payload;
     }
     reply.removeHeader(CACHE_POLICY_HEADER);

@@ -62,8 +62,7 @@ export function registerDeprecatedPath(app: FastifyInstance, url: string, lifecy
   app.addHook('onRequest', (request, reply, done) => {
     if (!onPath(request, reply)) return done();
     if (clock().getTime() >= lifecycle.sunsetAt.getTime()) {
-      // Not stored: moving the sunset date later (configuration) must take effect at once.
-      reply.header('cache-control', 'no-store');
+      // Not stored, as no error is (sendError): moving the sunset later must take effect at once.
       throw new GoneError(
         `${url.replace(/:(\w+)/g, '{$1}')} was retired on ${lifecycle.sunsetAt.toUTCString()}; use ${lifecycle.successorUrl} (see ${lifecycle.docsUrl})`,
       );

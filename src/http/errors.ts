@@ -93,6 +93,9 @@ const isGraphqlPath = (url: string): boolean => url === '/graphql' || url.starts
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
   reply.code(body.status);
+  // No cache keeps an error, on any path (docs/caching.md, docs/rest.md): a 404 turns into a 200 once
+  // the thing exists. The one place this is said: every error answer of the app goes through here.
+  reply.header('cache-control', 'no-store');
   if (isGraphqlPath(request.url)) {
     reply.type(graphqlMediaType(request.headers.accept));
     return reply.send({ errors: [{ message: body.message, extensions: { code: body.code, status: body.status } }] });
@@ -176,8 +179,6 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     // A route that takes this method and found nothing (a file the asset routes do not hold): 404.
     if (allow.length > 0 && !allow.includes(request.method)) {
       reply.header('allow', allow.join(', '));
-      // An error, as every error of the REST paths: kept by no cache (docs/rest.md).
-      reply.header('cache-control', 'no-store');
       return sendError(
         request,
         reply,

@@ -95,6 +95,15 @@ describe('GET /pets/{petId}', () => {
     expect(res.headers).toMatchObject({ ...lifecycleHeaders, 'cache-control': 'no-store' });
   });
 
+  it.each([
+    ['a malformed percent-encoding', '%E0%A4%A'],
+    ['a parameter longer than any id', '1'.repeat(200)],
+  ])("answers the router's refusal of %s as every error of the path: 400, not stored", async (_label, id) => {
+    const res = await rest.get(`/pets/${id}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers).toMatchObject({ ...lifecycleHeaders, 'cache-control': 'no-store' });
+  });
+
   it('answers NOT_FOUND for an id no pet has, with the lifecycle headers and no caching', async () => {
     const res = await rest.get('/pets/424242424242');
     expect(res.statusCode).toBe(404);

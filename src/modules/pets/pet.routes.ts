@@ -40,7 +40,6 @@ export const toRestPet = (pet: Pet) => ({ id: pet.id, name: pet.name, categoryId
  * into a 200 once the pet exists.
  */
 export const PET_CACHE_CONTROL = 'no-cache';
-const ERROR_CACHE_CONTROL = 'no-store';
 
 export interface PetRoutesOptions {
   services: Services;
@@ -118,7 +117,8 @@ export async function petRoutes(app: FastifyInstance, { services, lifecycle }: P
       },
       onSend: [
         async (_request, reply, payload) => {
-          reply.header('cache-control', reply.statusCode >= 400 ? ERROR_CACHE_CONTROL : PET_CACHE_CONTROL);
+          // Errors are `no-store` already, as every error is (src/http/errors.ts, sendError).
+          if (reply.statusCode < 400) reply.header('cache-control', PET_CACHE_CONTROL);
           return payload;
         },
         etagOnSend,
