@@ -10,7 +10,7 @@
  * Who applies it: the read compiler, to every read of an Order (`orderVisible`, the Order entry's
  * access rule in the type registry, src/common/object-types.ts: root fields, Pet.orders, Me.orders,
  * node/nodes, _entities, by key, payload relations; `me.orders` adds `ownOrderConditions`); the REST list (given the condition by its
- * route); the cancel mutation (`store_finish_order`'s owner); and the orderEvents subscription
+ * route); the cancel mutation (`store_finish_order`'s owner, `storeOwner`); and the orderEvents subscription
  * (`canSeeOrder`).
  */
 import { Prisma } from '../../generated/prisma/client';
@@ -51,6 +51,15 @@ export function orderConditions(access: OrderAccess): Prisma.Sql[] {
  */
 export function ownOrderConditions(caller: Viewer | null): Prisma.Sql[] {
   return orderConditions({ all: false, owner: ownerOf(caller) });
+}
+
+/**
+ * The access as the store functions take it (`p_owner` of store_finish_order): null for every
+ * order, else the one owner whose orders are in reach; undefined when no order is (anonymous).
+ */
+export function storeOwner(access: OrderAccess): string | null | undefined {
+  if (access.all) return null;
+  return access.owner ?? undefined;
 }
 
 /** The visibility rule for an order already at hand (an event's payload carries its owner). */

@@ -16,7 +16,7 @@ import type { SqlReader } from '../../db/database';
 import { nestedPageSql } from '../../common/nested-pages';
 import { deleteExpiredKeys, fingerprint, IDEMPOTENCY_KEY_TTL_MS, idempotencyKeySchema, scopedKey } from './idempotency';
 import { ConflictError } from '../../errors/app-error';
-import { orderConditions, type OrderAccess } from './order.access';
+import { orderConditions, storeOwner, type OrderAccess } from './order.access';
 
 /**
  * A Order as the API shows it: the row without its bookkeeping timestamps, which no GraphQL field or
@@ -150,9 +150,9 @@ export class OrderService {
    * the loser is told why. Then it settles the pet's status.
    */
   private async finish(id: bigint, action: 'complete' | 'cancel', access: OrderAccess): Promise<Order> {
-    // The function takes the owner the caller is restricted to (NULL: any); anonymous owns nothing.
-    if (!access.all && access.owner === null) throw new NotFoundError(`Order ${id} not found`);
-    const owner = access.all ? null : access.owner;
+    // The function takes the owner the caller is restricted to (NULL: any); none in reach: not found.
+    const owner = storeOwner(access);
+    if (owner === undefined) throw new NotFoundError(`Order ${id} not found`);
     const [row] = await this.writer.query<StoreRow<Order>>(
       Prisma.sql`SELECT * FROM store_finish_order(${id}, ${action}, ${owner}::text)`,
     );
