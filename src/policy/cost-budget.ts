@@ -159,6 +159,10 @@ function costPlugin(limits: GraphQLLimits, charge: CostBudget['charge']): Apollo
       const address = contextValue.clientAddress ?? '';
       return {
         async responseForOperation(rc): Promise<GraphQLResponse | null> {
+          // No operation of that name (or several and no name): Apollo still calls this hook, then
+          // execution answers 400 BAD_REQUEST without running anything, so nothing is charged (it
+          // read `rc.operation.variableDefinitions` here and answered 500 INTERNAL).
+          if (!rc.operation) return null;
           // Variables execution will refuse: nothing runs, nothing is charged (willSendResponse reports 0).
           if (variablesRefused(rc.schema, rc.operation, rc.request.variables ?? {})) return null;
           const points = pointsFor(

@@ -54,3 +54,33 @@ describe('the cost budget and variables that execution refuses', () => {
     expect(batch.body[0].extensions.cost.remaining).toBe(left - 190);
   });
 });
+
+describe('the cost budget and an operation that cannot be identified', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ env: { RATE_LIMIT_COST_BUDGET: '20000', RATE_LIMIT_WINDOW_MS: '600000' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers 400 BAD_REQUEST and charges nothing, alone or in a batch (it was a 500 INTERNAL)', async () => {
+    const before = await post(t.url, { query: '{ __typename }' });
+    const left = before.body.extensions.cost.remaining as number;
+    const twoOperations = 'query A { pets(first: 5) { nodes { id } } } query B { __typename }';
+    for (const body of [
+      { query: twoOperations, operationName: 'C' }, // no operation of that name
+      { query: twoOperations }, // several operations and no name
+    ]) {
+      const refused = await post(t.url, body);
+      expect([body, refused.status]).toEqual([body, 400]);
+      expect(refused.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+      expect(refused.body.data).toBeUndefined();
+      expect(refused.body.extensions.cost).toEqual(expect.objectContaining({ requested: 0, remaining: left }));
+    }
+    // In a batch, the other operations still run and are charged; the unidentified one is not.
+    const batch = await post(t.url, [{ query: '{ __typename }' }, { query: twoOperations, operationName: 'C' }]);
+    expect(batch.status).toBe(200);
+    expect(batch.body[0].data).toEqual({ __typename: 'Query' });
+    expect(batch.body[1].errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(batch.body[1].extensions.cost).toEqual(expect.objectContaining({ requested: 0, remaining: left - 1 }));
+  });
+});
