@@ -12,9 +12,10 @@
  *   replaces execution when the charge is refused. An operation refused by those checks spends nothing.
  * - a batch: as a whole, in the route's preHandler, before any of its operations starts (Apollo runs
  *   them concurrently, so one refused halfway would leave the others run): the sum of the costs of
- *   the operations that will run (those the cost limit and the scope table let through). A trusted
- *   document named by its hash (`documentId`, `persistedQuery`) is costed by its listed copy, which
- *   is what runs (issue 28, item 2: a batch of hashes was charged nothing); an automatic persisted
+ *   the operations that will run (those validation, the cost limit, the scope table and variable
+ *   coercion let through). A trusted document named by its hash (`documentId`, `persistedQuery`)
+ *   is costed by its listed copy, which is what runs (issue 28, item 2: a batch of hashes was
+ *   charged nothing); an automatic persisted
  *   query's hash, whose text only Apollo's cache knows, is charged by the plugin when Apollo found it.
  * - a subscription: once, when it starts (graphql-ws `subscribe`, subscriptions.ts); its events are
  *   not charged.
@@ -29,6 +30,8 @@ import {
   GraphQLError,
   getOperationAST,
   parse,
+  specifiedRules,
+  validate,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -141,7 +144,14 @@ function batchOperationPoints(
   const vars = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
   const name = typeof operationName === 'string' ? operationName : null;
   const operation = getOperationAST(document, name);
-  if (!operation || (!listed && limits.costError(schema, document, vars))) return 0;
+  if (!operation) return 0;
+  // Validation (graphql-js's rules and the depth, aliases and directives limits, as Apollo runs them)
+  // refuses before anything runs: such an operation was charged its cost as written. A listed
+  // document was validated when the list was read.
+  if (!listed && validate(schema, document, [...specifiedRules, ...limits.validationRules], { maxErrors: 1 }).length) {
+    return 0;
+  }
+  if (!listed && limits.costError(schema, document, vars)) return 0;
   if (operationRefusal(schema, document, operation, caller, vars)) return 0;
   if (variablesRefused(schema, operation, vars)) return 0;
   return pointsFor(limits.operationCost(schema, document, vars, name));

@@ -84,3 +84,33 @@ describe('the cost budget and an operation that cannot be identified', () => {
     expect(batch.body[1].extensions.cost).toEqual(expect.objectContaining({ requested: 0, remaining: left - 1 }));
   });
 });
+
+describe('the cost budget and a batch holding an operation that validation refuses', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ env: { RATE_LIMIT_COST_BUDGET: '20000', RATE_LIMIT_WINDOW_MS: '600000' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('charges the batch only the operations that run (it charged the refused ones their cost)', async () => {
+    const before = await post(t.url, { query: '{ __typename }' });
+    const left = before.body.extensions.cost.remaining as number;
+    // Each refused before it runs: an unknown field (725 points as written), the depth limit, the aliases limit.
+    const refused = [
+      '{ pets(first: 100) { nodes { idx } } }',
+      '{ pets(first: 2) { nodes { category { pets(first: 2) { nodes { category { pets(first: 2) { nodes { category { pets(first: 2) { nodes { id } } } } } } } } } } } }',
+      `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: pets(first: 10) { nodes { id } }`).join(' ')} }`,
+    ];
+    const batch = await post(t.url, [{ query: '{ __typename }' }, ...refused.map((query) => ({ query }))]);
+    expect(batch.status).toBe(200);
+    expect(batch.body[0].data).toEqual({ __typename: 'Query' });
+    for (const answer of batch.body.slice(1)) {
+      expect(answer.data).toBeUndefined();
+      expect(answer.errors[0].extensions.status).toBe(400);
+      expect(answer.extensions.cost).toEqual(expect.objectContaining({ requested: 0 }));
+    }
+    expect(batch.body[0].extensions.cost).toEqual(expect.objectContaining({ requested: 1, remaining: left - 1 }));
+    const after = await post(t.url, { query: '{ __typename }' });
+    expect(after.body.extensions.cost.remaining).toBe(left - 2);
+  });
+});
