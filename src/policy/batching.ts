@@ -13,6 +13,29 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import { rateLimitKey, type RateLimiter } from '../http/rate-limit';
 import { BadRequestError, RateLimitedError } from '../errors/app-error';
 
+const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+const given = (value: unknown): boolean => value !== undefined && value !== null;
+
+/**
+ * What Apollo refuses in one operation of a POST body before running it (runHttpQuery), as it words
+ * it; null when its shape is fine. Apollo makes these checks as it starts each operation of a batch,
+ * all at once: one malformed operation answered the whole batch 400 while the others ran anyway (a
+ * mutation done, its answer lost, and charged to the cost budget). So a batch is checked here first.
+ */
+function shapeProblem(piece: unknown): string | null {
+  if (!isObject(piece) || Object.keys(piece as object).length === 0) {
+    return 'POST body missing, invalid Content-Type, or JSON object has no keys.';
+  }
+  const { query, variables, extensions, operationName } = piece as Record<string, unknown>;
+  if (Boolean(query) && typeof query !== 'string') return 'GraphQL queries must be strings.';
+  if (given(variables) && !isObject(variables)) return '`variables` in a POST body must be an object if provided.';
+  if (given(extensions) && !isObject(extensions)) return '`extensions` in a POST body must be an object if provided.';
+  if (given(operationName) && typeof operationName !== 'string') {
+    return '`operationName` in a POST body must be a string if provided.';
+  }
+  return null;
+}
+
 export function batchGuard(batchMax: number, limiter: Pick<RateLimiter, 'charge'> | null): preHandlerAsyncHookHandler {
   return async function guardBatch(request: FastifyRequest, reply: FastifyReply) {
     const body = request.body;
@@ -23,6 +46,10 @@ export function batchGuard(batchMax: number, limiter: Pick<RateLimiter, 'charge'
       throw new BadRequestError(
         `A batch holds at most ${batchMax} operations (GRAPHQL_BATCH_MAX); this one holds ${body.length}`,
       );
+    }
+    for (const [i, piece] of body.entries()) {
+      const problem = shapeProblem(piece);
+      if (problem) throw new BadRequestError(`Operation ${i + 1} of the batch: ${problem} Nothing was run`);
     }
     if (!limiter || body.length < 2) return;
     // The request itself was counted by the rate limit's hook; its other operations are charged to

@@ -6,10 +6,14 @@
  */
 import { createListeningApp, type ListeningApp } from '../helpers/listening-app';
 
-async function post(url: string, body: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
@@ -112,5 +116,45 @@ describe('the cost budget and a batch holding an operation that validation refus
     expect(batch.body[0].extensions.cost).toEqual(expect.objectContaining({ requested: 1, remaining: left - 1 }));
     const after = await post(t.url, { query: '{ __typename }' });
     expect(after.body.extensions.cost.remaining).toBe(left - 2);
+  });
+});
+
+describe('the cost budget and a batch Apollo refuses before anything runs', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({ env: { RATE_LIMIT_COST_BUDGET: '20000', RATE_LIMIT_WINDOW_MS: '600000' } });
+  });
+  afterAll(async () => t?.close());
+
+  const PAGE = '{ pets(first: 100) { nodes { id } } }'; // 725 points
+
+  it('refuses a batch holding a malformed operation before any runs: the mutation does not happen, nothing is charged', async () => {
+    const before = await post(t.url, { query: '{ __typename }' }, t.admin);
+    const left = before.body.extensions.cost.remaining as number;
+    let n = 0;
+    for (const malformed of [
+      { query: PAGE, operationName: 5 },
+      { query: PAGE, variables: [100] },
+      { query: PAGE, extensions: [] },
+      { query: 5 },
+      null,
+    ]) {
+      const name = `Ghost ${++n}`;
+      const refused = await post(
+        t.url,
+        [{ query: PAGE }, { query: `mutation { createCategory(input: { name: "${name}" }) { id } }` }, malformed],
+        t.admin,
+      );
+      expect([malformed, refused.status]).toEqual([malformed, 400]);
+      expect(refused.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+      expect(refused.body.errors[0].message).toMatch(/^Operation 3 of the batch: .*Nothing was run/);
+    }
+    // Apollo started the well-formed operations anyway: their writes landed after the 400 was sent.
+    // A read of every category after one more request shows none.
+    await post(t.url, { query: '{ __typename }' }, t.admin);
+    const categories = await post(t.url, { query: '{ categories(first: 100) { nodes { name } } }' }, t.admin);
+    expect(JSON.stringify(categories.body.data)).not.toMatch(/Ghost/);
+    const after = await post(t.url, { query: '{ __typename }' }, t.admin);
+    expect(after.body.extensions.cost.remaining).toBe(left - 2 - categories.body.extensions.cost.requested);
   });
 });
