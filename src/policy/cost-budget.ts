@@ -24,6 +24,7 @@
  * Request counting (RATE_LIMIT_MAX, http/rate-limit.ts) goes on underneath as a flood guard: it
  * counts every request before any credential is looked up, which a cost cannot do.
  */
+import crypto from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import type { FastifyRequest } from 'fastify';
 import {
@@ -120,6 +121,17 @@ interface Costing {
   listedDocument: (operation: unknown) => DocumentNode | null;
 }
 
+/**
+ * Whether Apollo refuses an operation for its automatic persisted query extension before it runs: a
+ * version other than 1, or a hash that is not the sha256 of the text sent with it (400).
+ */
+function persistedQueryRefused(query: string, extensions: unknown): boolean {
+  const pq = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
+    ?.persistedQuery;
+  if (!pq) return false;
+  return pq.version !== 1 || pq.sha256Hash !== crypto.hash('sha256', query, 'hex');
+}
+
 /** Points of one operation of a batch that will run; 0 when a check will refuse it before it runs. */
 function batchOperationPoints(
   piece: unknown,
@@ -127,13 +139,14 @@ function batchOperationPoints(
   { limits, schema, listedDocument }: Costing,
 ): number {
   if (typeof piece !== 'object' || piece === null) return 0;
-  const { query, variables, operationName } = piece as Record<string, unknown>;
+  const { query, variables, operationName, extensions } = piece as Record<string, unknown>;
   // A listed document runs as listed, exempt from the cost limit (but not from the budget).
   const listed = listedDocument(piece);
   let document: DocumentNode;
   if (listed) document = listed;
   // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
   else if (typeof query !== 'string') return 0;
+  else if (persistedQueryRefused(query, extensions)) return 0;
   else {
     try {
       document = parse(query, limits.parseOptions);

@@ -157,4 +157,18 @@ describe('the cost budget and a batch Apollo refuses before anything runs', () =
     const after = await post(t.url, { query: '{ __typename }' }, t.admin);
     expect(after.body.extensions.cost.remaining).toBe(left - 2 - categories.body.extensions.cost.requested);
   });
+
+  it('charges nothing for an operation whose persisted-query hash Apollo refuses (it was charged its cost)', async () => {
+    const before = await post(t.url, { query: '{ __typename }' });
+    const left = before.body.extensions.cost.remaining as number;
+    const batch = await post(t.url, [
+      { query: '{ __typename }' },
+      { query: PAGE, extensions: { persistedQuery: { version: 1, sha256Hash: 'b'.repeat(64) } } },
+      { query: PAGE, extensions: { persistedQuery: { version: 2, sha256Hash: 'b'.repeat(64) } } },
+    ]);
+    expect(batch.status).toBe(200);
+    expect(batch.body[1].errors[0].extensions.code).toBe('PERSISTED_QUERY_HASH_MISMATCH');
+    expect(batch.body[2].errors[0].extensions.status).toBe(400);
+    expect(batch.body[0].extensions.cost).toEqual(expect.objectContaining({ requested: 1, remaining: left - 1 }));
+  });
 });
