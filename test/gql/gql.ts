@@ -28,7 +28,6 @@ type Documents = {
     "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": typeof types.SummaryDocument,
     "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": typeof types.UpdateInventoryDocument,
     "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.OrdersDocument,
-    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": typeof types.OrderByIdDocument,
     "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": typeof types.PetOrdersDocument,
     "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.PagePetsDocument,
     "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": typeof types.UpdatePetStatusDocument,
@@ -70,6 +69,7 @@ type Documents = {
     "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": typeof types.CancelOrderCountedDocument,
     "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": typeof types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": typeof types.DeletePetNowDocument,
+    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": typeof types.OrderByIdDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": typeof types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CompleteOrderDocument,
     "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": typeof types.CancelOrderDocument,
@@ -95,7 +95,6 @@ const documents: Documents = {
     "\n  query Summary {\n    inventorySummary {\n      status\n      quantity\n    }\n  }\n": types.SummaryDocument,
     "\n  mutation UpdateInventory($petId: ID!, $input: InventoryUpdate!) {\n    updateInventory(petId: $petId, input: $input) {\n      petId\n      quantity\n      status\n    }\n  }\n": types.UpdateInventoryDocument,
     "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.OrdersDocument,
-    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": types.OrderByIdDocument,
     "\n  query PetOrders($id: ID!, $first: Int) {\n    pet(id: $id) {\n      orders(first: $first) {\n        totalCount\n        nodes {\n          id\n        }\n        pageInfo {\n          hasNextPage\n        }\n      }\n    }\n  }\n": types.PetOrdersDocument,
     "\n  query PagePets($filter: PetFilter, $orderBy: PetOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    pets(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges {\n        cursor\n        node {\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.PagePetsDocument,
     "\n  mutation UpdatePetStatus($id: ID!, $name: String, $status: PetStatus) {\n    updatePet(id: $id, input: { name: $name, status: $status }) {\n      id\n      name\n      status\n    }\n  }\n": types.UpdatePetStatusDocument,
@@ -137,6 +136,7 @@ const documents: Documents = {
     "\n  mutation CancelOrderCounted($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n    }\n  }\n": types.CancelOrderCountedDocument,
     "\n  mutation SetStockCounted($petId: ID!) {\n    updateInventory(petId: $petId, input: { quantity: 7 }) {\n      quantity\n      status\n    }\n  }\n": types.SetStockCountedDocument,
     "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n": types.DeletePetNowDocument,
+    "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n": types.OrderByIdDocument,
     "\n  mutation PlaceOrder($input: NewOrder!) {\n    placeOrder(input: $input) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n      pet {\n        id\n        status\n        inventory {\n          quantity\n          status\n        }\n      }\n    }\n  }\n": types.PlaceOrderDocument,
     "\n  mutation CompleteOrder($id: ID!) {\n    completeOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CompleteOrderDocument,
     "\n  mutation CancelOrder($id: ID!) {\n    cancelOrder(id: $id) {\n      id\n      petId\n      quantity\n      shipDate\n      complete\n    }\n  }\n": types.CancelOrderDocument,
@@ -201,10 +201,6 @@ export function graphql(source: "\n  mutation UpdateInventory($petId: ID!, $inpu
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Orders($filter: OrderFilter, $first: Int, $after: String) {\n    orders(filter: $filter, first: $first, after: $after) {\n      totalCount\n      nodes {\n        id\n        petId\n        quantity\n        complete\n        shipDate\n        pet {\n          name\n          category {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql').OrdersDocument;
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').OrderByIdDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -369,6 +365,10 @@ export function graphql(source: "\n  mutation SetStockCounted($petId: ID!) {\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeletePetNow($id: ID!) {\n    deletePet(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').DeletePetNowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OrderById($id: ID!) {\n    order(id: $id) {\n      id\n      quantity\n      shipDate\n      pet {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').OrderByIdDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

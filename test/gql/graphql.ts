@@ -184,13 +184,6 @@ export type OrdersQueryVariables = Exact<{
 
 export type OrdersQuery = { orders: { totalCount: number, nodes: Array<{ id: string, petId: string | null, quantity: number | null, complete: boolean | null, shipDate: string | null, pet: { name: string, category: { name: string } } | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
-export type OrderByIdQueryVariables = Exact<{
-  id: string | number;
-}>;
-
-
-export type OrderByIdQuery = { order: { id: string, quantity: number | null, shipDate: string | null, pet: { id: string } | null } | null };
-
 export type PetOrdersQueryVariables = Exact<{
   id: string | number;
   first?: number | null | undefined;
@@ -498,6 +491,13 @@ export type DeletePetNowMutationVariables = Exact<{
 
 export type DeletePetNowMutation = { deletePet: { id: string } };
 
+export type OrderByIdQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type OrderByIdQuery = { order: { id: string, quantity: number | null, shipDate: string | null, pet: { id: string } | null } | null };
+
 export type PlaceOrderMutationVariables = Exact<{
   input: NewOrder;
 }>;
@@ -772,18 +772,6 @@ export const OrdersDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OrdersQuery, OrdersQueryVariables>;
-export const OrderByIdDocument = new TypedDocumentString(`
-    query OrderById($id: ID!) {
-  order(id: $id) {
-    id
-    quantity
-    shipDate
-    pet {
-      id
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<OrderByIdQuery, OrderByIdQueryVariables>;
 export const PetOrdersDocument = new TypedDocumentString(`
     query PetOrders($id: ID!, $first: Int) {
   pet(id: $id) {
@@ -1531,6 +1519,18 @@ export const DeletePetNowDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DeletePetNowMutation, DeletePetNowMutationVariables>;
+export const OrderByIdDocument = new TypedDocumentString(`
+    query OrderById($id: ID!) {
+  order(id: $id) {
+    id
+    quantity
+    shipDate
+    pet {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OrderByIdQuery, OrderByIdQueryVariables>;
 export const PlaceOrderDocument = new TypedDocumentString(`
     mutation PlaceOrder($input: NewOrder!) {
   placeOrder(input: $input) {

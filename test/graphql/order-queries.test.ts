@@ -1,6 +1,7 @@
 import { graphql } from '../gql';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { insertOrder, makePet } from '../helpers/factories';
+import { OrderById } from './store-operations';
 
 const Orders = graphql(`
   query Orders($filter: OrderFilter, $first: Int, $after: String) {
@@ -22,19 +23,6 @@ const Orders = graphql(`
       pageInfo {
         hasNextPage
         endCursor
-      }
-    }
-  }
-`);
-
-const OrderById = graphql(`
-  query OrderById($id: ID!) {
-    order(id: $id) {
-      id
-      quantity
-      shipDate
-      pet {
-        id
       }
     }
   }

@@ -1,21 +1,7 @@
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { insertOrder, makePet, placeOrder } from '../helpers/factories';
-import { CancelOrder, CompleteOrder, PlaceOrder, ordersOf, stockOf } from './store-operations';
-import { graphql } from '../gql';
-
-const OrderById = graphql(`
-  query OrderById($id: ID!) {
-    order(id: $id) {
-      id
-      quantity
-      shipDate
-      pet {
-        id
-      }
-    }
-  }
-`);
+import { CancelOrder, CompleteOrder, OrderById, PlaceOrder, ordersOf, stockOf } from './store-operations';
 
 // One database for the suite: every test places, completes and cancels orders of pets of its own.
 let database: TestDatabase;

@@ -5,6 +5,20 @@
 import { graphql } from '../gql';
 import type { TestApp } from '../helpers/test-app';
 
+/** An order by id, with its pet's id. */
+export const OrderById = graphql(`
+  query OrderById($id: ID!) {
+    order(id: $id) {
+      id
+      quantity
+      shipDate
+      pet {
+        id
+      }
+    }
+  }
+`);
+
 export const PlaceOrder = graphql(`
   mutation PlaceOrder($input: NewOrder!) {
     placeOrder(input: $input) {
