@@ -24,7 +24,7 @@ import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import { pino, type Logger } from 'pino';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
-import type { Config } from './config';
+import { warnRemovedSettings, type Config } from './config';
 import { writeFatal } from './fatal-log';
 import { loggerOptions } from './http/request-log';
 import { checkPortFree, explainListenError } from './port-check';
@@ -210,7 +210,7 @@ export async function runPrimary(config: Config): Promise<void> {
     process.exit(1);
   }
   const count = config.workers;
-  for (const { setting, message } of config.removedSettings) log.warn({ setting }, `${setting} ${message}`);
+  warnRemovedSettings(config, log);
   if (!config.rateLimit.redisUrl) {
     log.warn(
       { workers: count },

@@ -537,6 +537,17 @@ export interface RestConfig {
 export type Explorer = 'sandbox' | 'graphiql' | 'off';
 
 /** One invalid variable: its name and what is wrong with it. */
+/**
+ * Names each removed setting found set in a warning: once per start, by the process that starts
+ * (the primary of WEB_CONCURRENCY workers, src/cluster.ts, or the one process, src/server.ts).
+ */
+export function warnRemovedSettings(
+  config: Pick<Config, 'removedSettings'>,
+  log: { warn(fields: object, message: string): void },
+): void {
+  for (const { setting, message } of config.removedSettings) log.warn({ setting }, `${setting} ${message}`);
+}
+
 export interface ConfigIssue {
   setting: string;
   message: string;

@@ -10,7 +10,7 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { loadConfig, readEnvFile, type Config } from './config';
+import { loadConfig, readEnvFile, warnRemovedSettings, type Config } from './config';
 import { buildApp } from './app';
 import { seedDemoData } from './modules/demo-seed';
 import { openDatabase } from './db/open';
@@ -82,9 +82,7 @@ function checkBeforeOpening(
 ): void {
   const settings = config.database;
   // A worker's primary has said it (src/cluster.ts).
-  if (!cluster.isWorker) {
-    for (const { setting, message } of config.removedSettings) log.warn({ setting }, `${setting} ${message}`);
-  }
+  if (!cluster.isWorker) warnRemovedSettings(config, log);
   if (config.env === 'production' && settings.kind === 'pglite' && !cluster.isWorker) {
     // Allowed (a demo, a smoke test of the production settings), but never silently: a forgotten
     // DATABASE_URL would otherwise give a one-process service keeping its data in a local directory.
