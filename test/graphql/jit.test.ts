@@ -304,6 +304,39 @@ describe('graphql-jit execution', () => {
           variables: { skip: null },
         }),
       ],
+      // Conditions read as written (jit-gateway.ts `decide`), against graphql-js's own reading.
+      [
+        'only literal conditions, on fields, an inline fragment and a spread',
+        () => ({
+          query: `{ pets(first: 2) { nodes { id @skip(if: true) name @include(if: true) ... on Pet @include(if: false) { status }
+          ...C @skip(if: false) category @skip(if: true) @include(if: true) { id } } } }
+        fragment C on Pet { inventory { quantity } }`,
+        }),
+      ],
+      [
+        'a literal and a variable on one selection, and variables sent to an operation that declares none',
+        () => ({
+          query: `query B($s: Boolean!, $i: Boolean) { pets(first: 2) { nodes { id @skip(if: $s) @include(if: true)
+          name @skip(if: false) @include(if: $i) status @include(if: $i) } } }`,
+          variables: { s: false, i: true, extra: 1 },
+        }),
+      ],
+      [
+        'an @include on a nullable variable that is not sent',
+        () => ({ query: 'query U($i: Boolean) { pets(first: 1) { nodes { id name @include(if: $i) } } }' }),
+      ],
+      [
+        '@skip(if: true) before an @include given null: the skip decides, no error',
+        () => ({
+          query:
+            'query K($i: Boolean = true) { pets(first: 1) { nodes { id name @skip(if: true) @include(if: $i) } } }',
+          variables: { i: null },
+        }),
+      ],
+      [
+        'no variables declared, some sent',
+        () => ({ query: '{ pet(id: 1) { id } category(id: "2") { name } }', variables: { id: 'x' } }),
+      ],
       [
         'introspection',
         () => ({ query: '{ __type(name: "Pet") { name fields { name type { name kind ofType { name } } } } }' }),
