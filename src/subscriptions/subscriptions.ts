@@ -263,6 +263,14 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
     conn.release.push(state.perKey.hold(key));
     conn.caller = caller;
     conn.token = token;
+    if (caller.kind === 'key') {
+      // Read again now that key changes find this connection (recheckKeys): a revocation heard
+      // before, since the upgrade request was checked or while the lookup above ran, was missed by
+      // it, and has dropped the key from the cache, so this read sees it (a cache hit otherwise).
+      const current = await callerFromParam(state, socket, token, deps);
+      if (!current) return false;
+      conn.caller = current;
+    }
     if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
   }
   state.contexts.add(ctx);

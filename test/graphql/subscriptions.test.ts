@@ -245,6 +245,29 @@ describe('auth', () => {
     expect(await c.closed).toEqual({ code: 4401, reason: 'Unauthorized: the API key was revoked' });
     await until(() => t.app.subscriptions.subscriptionCount === 0);
   });
+
+  it('refuses at connection_init a key of the upgrade request that was revoked since', async () => {
+    const key = await createApiKey(t, ['orders:read'], 'revoked before init');
+    const id = (await t.services.apiKeys.list()).find((k) => k.name === 'revoked before init')!.id;
+    // The upgrade request carries the key (valid then); connection_init comes later, as a client may
+    // send it up to 3 s after the socket opened.
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: key });
+    try {
+      // The first answer to connection_init: an acknowledgement, or the close.
+      const answer = new Promise((resolve) => {
+        socket.once('message', (m: Buffer) => resolve(JSON.parse(m.toString())));
+        socket.once('close', (code, reason) => resolve({ code, reason: `${reason}` }));
+      });
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      await t.services.apiKeys.revoke(id);
+      // The process has heard of it: HTTP refuses the key.
+      await until(async () => (await t.gql(doc('{ me { subject } }'), {}, key)).status === 401);
+      socket.send(JSON.stringify({ type: 'connection_init' }));
+      expect(await answer).toEqual({ code: 4401, reason: 'Unauthorized: the API key is unknown or revoked' });
+    } finally {
+      socket.terminate();
+    }
+  });
 });
 
 describe('limits', () => {
