@@ -179,8 +179,12 @@ async function recheckKeys(state: ConnectionState, apiKeys: Services['apiKeys'],
     if (!conn.token || conn.caller?.kind !== 'key') continue;
     if (payload !== '' && payload !== String(conn.caller.keyId)) continue;
     const caller = await apiKeys.authenticate(conn.token).catch(() => undefined);
-    if (caller === undefined) continue; // the database is unreachable: the next change re-checks
-    if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
+    // The key cannot be read (the database is unreachable): it may be what was just revoked, and
+    // nothing would check it again until another change. The client reconnects, and its key is read
+    // at connection_init, which closes with 1013 as well while the database cannot answer.
+    if (caller === undefined)
+      conn.socket.close(TRY_AGAIN_LATER, 'The API key changed and cannot be checked now; try again later');
+    else if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
     else if (caller.scopes.join() !== conn.caller.scopes.join())
       conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
   }

@@ -246,6 +246,27 @@ describe('auth', () => {
     await until(() => t.app.subscriptions.subscriptionCount === 0);
   });
 
+  it('closes with 1013 (try again later) the connections of a changed key that cannot be read again', async () => {
+    const key = await createApiKey(t, ['orders:read'], 'unreadable when revoked');
+    const id = (await t.services.apiKeys.list()).find((k) => k.name === 'unreadable when revoked')!.id;
+    const c = ws({ connectionParams: bearer(key) });
+    subscribe(c, ORDERS);
+    await subscribed(1);
+    // The revocation commits with the keys' table out of reach: its notification arrives, the key
+    // cannot be read again. Kept open, the connection would go on with a revoked key.
+    await t.db.prisma.$transaction([
+      t.db.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${id}`,
+      t.db.prisma.$executeRaw`SELECT pg_notify('api_key_changed', ${String(id)})`,
+      t.db.prisma.$executeRawUnsafe('ALTER TABLE api_keys RENAME TO api_keys_away'),
+    ]);
+    try {
+      const open = new Promise((resolve) => setTimeout(() => resolve('still open'), 3000));
+      expect(await Promise.race([c.closed, open])).toMatchObject({ code: 1013 });
+    } finally {
+      await t.db.prisma.$executeRawUnsafe('ALTER TABLE api_keys_away RENAME TO api_keys');
+    }
+  });
+
   it('refuses at connection_init a key of the upgrade request that was revoked since', async () => {
     const key = await createApiKey(t, ['orders:read'], 'revoked before init');
     const id = (await t.services.apiKeys.list()).find((k) => k.name === 'revoked before init')!.id;
