@@ -498,6 +498,22 @@ export async function registerSubscriptions(
   const { services, events, apiKeyCache, shutdownTimeoutMs } = options;
   const state = new ConnectionState();
   apiKeyCache?.onChange((payload) => void recheckKeys(state, services.apiKeys, payload));
+  if (apiKeyCache) {
+    // A change made without the notification (an UPDATE by hand) reaches HTTP when the key's cache
+    // entry expires, API_KEY_CACHE_TTL_MS after it was read; an open connection never reads its key
+    // again by itself. So that often every key of an open connection is dropped from the cache as a
+    // heard change would drop it, and its connections re-read it (recheckKeys, through onChange).
+    const timer = setInterval(() => {
+      // Shutting down: the connections are closing with 1001 already.
+      if (state.closing) return;
+      const keys = new Set<string>();
+      for (const conn of state.connections.values())
+        if (conn.caller?.kind === 'key') keys.add(String(conn.caller.keyId));
+      for (const key of keys) apiKeyCache.invalidate(key);
+    }, apiKeyCache.ttlMs);
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
   // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
   events.onStateChange((listening) => {
     if (listening) return;

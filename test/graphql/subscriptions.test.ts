@@ -246,6 +246,33 @@ describe('auth', () => {
     await until(() => t.app.subscriptions.subscriptionCount === 0);
   });
 
+  it('closes within API_KEY_CACHE_TTL_MS the connections of a key revoked without the notification', async () => {
+    const short = await createTestApp({ auth: 'admin', env: { API_KEY_CACHE_TTL_MS: '500' } });
+    try {
+      await short.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = short.app.server.address() as { port: number };
+      const key = await createApiKey(short, ['orders:read'], 'revoked by hand');
+      const id = (await short.services.apiKeys.list()).find((k) => k.name === 'revoked by hand')!.id;
+      const c = connectWs(`http://127.0.0.1:${port}`, { connectionParams: bearer(key) });
+      try {
+        subscribe(c, ORDERS);
+        await until(() => short.app.subscriptions.subscriptionCount === 1);
+        // By hand, with no notification: the TTL bounds how long a process goes on using the key
+        // (docs/keys-scopes-limits.md), an open connection's as much as HTTP's.
+        await short.db.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${id}`;
+        const open = new Promise((resolve) => setTimeout(() => resolve('still open'), 3000));
+        expect(await Promise.race([c.closed, open])).toEqual({
+          code: 4401,
+          reason: 'Unauthorized: the API key was revoked',
+        });
+      } finally {
+        await c.dispose();
+      }
+    } finally {
+      await short.close();
+    }
+  });
+
   it('closes with 1013 (try again later) the connections of a changed key that cannot be read again', async () => {
     const key = await createApiKey(t, ['orders:read'], 'unreadable when revoked');
     const id = (await t.services.apiKeys.list()).find((k) => k.name === 'unreadable when revoked')!.id;

@@ -47,7 +47,11 @@ export class ApiKeyCache {
   /** Lookups answered from the cache, and lookups that read the database (the metrics read them). */
   readonly stats = { hits: 0, misses: 0 };
 
+  /** API_KEY_CACHE_TTL_MS: how long an entry is used without reading its key again. */
+  readonly ttlMs: number;
+
   constructor({ ttlMs, max = API_KEY_CACHE_MAX }: { ttlMs: number; max?: number }) {
+    this.ttlMs = ttlMs;
     this.#entries = new LRUCache({ max, ttl: ttlMs });
   }
 
