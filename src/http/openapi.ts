@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fp from 'fastify-plugin';
 import { INT64_PATTERN } from '../common/ids';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../errors/app-error';
 
 export const API_VERSION = '1.0.0';
 
@@ -102,8 +103,10 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * What every operation answers besides its own route's responses: the rate limit's headers on each,
- * and 405 for another method (the not-found handler's, http/errors.ts, which no route declares), so
- * that every answer a client can get is in the document (test/rest/openapi.test.ts asks them all).
+ * 405 for another method (the not-found handler's, http/errors.ts, which no route declares), and 503
+ * when a dependency does not answer (the database, or the identity provider for a token whose keys
+ * are not held yet: the error handler's, with `Retry-After`), so that every answer a client can get
+ * is in the document (test/rest/openapi.test.ts asks them all).
  */
 function documentEveryAnswer(paths: Record<string, Record<string, OperationLike>> | undefined): void {
   for (const item of Object.values(paths ?? {})) {
@@ -116,6 +119,19 @@ function documentEveryAnswer(paths: Record<string, Record<string, OperationLike>
         headers: {
           ...(anyError?.headers ?? {}),
           Allow: { schema: { type: 'string' }, description: 'The methods of the path: `GET, HEAD`.' },
+        },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+      operation.responses['503'] ??= {
+        description:
+          '`UNAVAILABLE`: the database (or the identity provider, for an access token) did not answer in ' +
+          'time; nothing was changed. Retry after `Retry-After` seconds.',
+        headers: {
+          ...(anyError?.headers ?? {}),
+          'Retry-After': {
+            schema: { type: 'integer' },
+            description: `Seconds to wait before retrying (${UNAVAILABLE_RETRY_AFTER_S}).`,
+          },
         },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };

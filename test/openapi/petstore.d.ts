@@ -313,6 +313,31 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `UNAVAILABLE`: the database (or the identity provider, for an access token) did not answer in time; nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description RFC 9745: `@<unix seconds>` of the deprecation. */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the path stops answering (Thu, 01 Jul 2027 00:00:00 GMT). */
+                    Sunset?: string;
+                    /** @description `</graphql>; rel="successor-version", <docs>; rel="deprecation"`. */
+                    Link?: string;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying (2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listOrders: {
@@ -479,6 +504,25 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store`. */
                     "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNAVAILABLE`: the database (or the identity provider, for an access token) did not answer in time; nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying (2). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,18 +3,33 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { STABILITY_LEVELS, STABILITY_TABLE } from '../../src/common/stability';
 import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
+import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider';
 
 describe('GET /openapi.json', () => {
   let t: TestApp;
   let doc: OpenAPIV3.Document;
+  // A provider that never answers: a token whose keys are not held yet is 503 UNAVAILABLE.
+  let idp: IdentityProvider;
   beforeAll(async () => {
-    t = await createTestApp({ env: { PETS_PATH_SUNSET_DATE: '2027-03-31T23:59:59Z' } });
+    idp = await startIdentityProvider();
+    await idp.setMode('hang');
+    t = await createTestApp({
+      env: {
+        PETS_PATH_SUNSET_DATE: '2027-03-31T23:59:59Z',
+        AUTH_JWT_ISSUER: idp.issuer,
+        AUTH_JWT_AUDIENCE: idp.audience,
+        AUTH_JWT_FETCH_TIMEOUT_MS: '200',
+      },
+    });
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     doc = res.json();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
 
   it('passes an OpenAPI 3.0 validator', async () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
@@ -52,7 +67,18 @@ describe('GET /openapi.json', () => {
         schema: { type: 'integer', format: 'int64' },
       }),
     );
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '401', '404', '405', '410', '429', '500']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '304',
+      '400',
+      '401',
+      '404',
+      '405',
+      '410',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(Object.keys((op.responses['200'] as OpenAPIV3.ResponseObject).headers!)).toEqual(
       expect.arrayContaining(['Deprecation', 'Sunset', 'Link', 'ETag', 'Cache-Control']),
     );
@@ -101,6 +127,7 @@ describe('GET /openapi.json', () => {
     const reader = await createApiKey(t, ['orders:read']);
     const writer = await createApiKey(t, ['orders:write']);
     const bad = { authorization: 'Bearer pk_not_a_key' };
+    const unverifiable = { authorization: `Bearer ${await idp.sign()}` };
     const first = await t.app.inject({ method: 'GET', url: `/pets/${pet.id}` });
     const asks: [string, string, string, Record<string, string>][] = [
       ['/pets/{petId}', 'GET', `/pets/${pet.id}`, {}],
@@ -109,12 +136,14 @@ describe('GET /openapi.json', () => {
       ['/pets/{petId}', 'GET', `/pets/${pet.id}`, bad],
       ['/pets/{petId}', 'GET', '/pets/424242424242', {}],
       ['/pets/{petId}', 'POST', `/pets/${pet.id}`, {}],
+      ['/pets/{petId}', 'GET', `/pets/${pet.id}`, unverifiable],
       ['/store/orders', 'GET', '/store/orders', reader],
       ['/store/orders', 'GET', '/store/orders?limit=0', reader],
       ['/store/orders', 'GET', '/store/orders', {}],
       ['/store/orders', 'GET', '/store/orders', bad],
       ['/store/orders', 'GET', '/store/orders', writer],
       ['/store/orders', 'DELETE', '/store/orders', reader],
+      ['/store/orders', 'GET', '/store/orders', unverifiable],
     ];
     const seen = new Set<number>();
     for (const [path, method, url, headers] of asks) {
@@ -128,7 +157,7 @@ describe('GET /openapi.json', () => {
       expect([method, url, res.statusCode, undocumented]).toEqual([method, url, res.statusCode, []]);
     }
     // The answers asked for are the ones meant (each status at least once).
-    expect([...seen].sort()).toEqual([200, 304, 400, 401, 403, 404, 405]);
+    expect([...seen].sort()).toEqual([200, 304, 400, 401, 403, 404, 405, 503]);
   });
 
   it('labels every operation with its stability from the table', () => {
