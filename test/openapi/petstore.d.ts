@@ -97,7 +97,7 @@ export interface operations {
                     Sunset?: string;
                     /** @description `</graphql>; rel="successor-version", <docs>; rel="deprecation"`. */
                     Link?: string;
-                    /** @description Strong entity tag of this representation. */
+                    /** @description Weak entity tag (`W/"..."`) of the body, the same for its compressed forms. */
                     ETag?: string;
                     /** @description `no-cache`: store, but revalidate. */
                     "Cache-Control"?: string;

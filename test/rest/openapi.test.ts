@@ -87,6 +87,15 @@ describe('GET /openapi.json', () => {
     });
   });
 
+  it('calls the ETag of GET /pets/{petId} weak, as the answer sends it', async () => {
+    const pet = await makePet(t);
+    const res = await t.app.inject({ method: 'GET', url: `/pets/${pet.id}` });
+    expect(res.headers.etag).toMatch(/^W\/"/);
+    const op = doc.paths['/pets/{petId}']!.get!;
+    const etag = (op.responses['200'] as OpenAPIV3.ResponseObject).headers!.ETag as OpenAPIV3.HeaderObject;
+    expect(etag.description).toMatch(/^Weak entity tag/);
+  });
+
   it('says GET /store/orders needs a bearer key with orders:read, and turns its try-it panel off', () => {
     const op = doc.paths['/store/orders']!.get! as OpenAPIV3.OperationObject & Record<string, unknown>;
     expect(op.tags).toEqual(['Store']);

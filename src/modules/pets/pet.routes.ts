@@ -94,7 +94,10 @@ export async function petRoutes(app: FastifyInstance, { services, lifecycle }: P
             description: 'The pet.',
             headers: {
               ...lifecycleHeaders,
-              ETag: { type: 'string', description: 'Strong entity tag of this representation.' },
+              ETag: {
+                type: 'string',
+                description: 'Weak entity tag (`W/"..."`) of the body, the same for its compressed forms.',
+              },
               'Cache-Control': { type: 'string', description: `\`${PET_CACHE_CONTROL}\`: store, but revalidate.` },
             },
           },
