@@ -13,7 +13,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError } from '../errors/app-error';
 import type { Clock } from '../common/clock';
-import { routePattern } from './errors';
+import { routePattern, routerPath } from './errors';
 
 export interface Lifecycle {
   deprecatedAt: Date;
@@ -47,7 +47,7 @@ export function lifecycleHeaders(
   const pattern = new RegExp(routePattern(url).source.replaceAll('[^/]+', '[^/]*'));
   const headers = deprecationHeaders(lifecycle);
   return (request, reply) => {
-    if (!pattern.test(request.url.split('?')[0]!)) return false;
+    if (!pattern.test(routerPath(request.url))) return false;
     reply.headers(headers);
     return true;
   };

@@ -103,7 +103,24 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, body: Er
   return reply.type(JSON_TYPE).send(body);
 }
 
-/** A route's URL pattern (`/pets/:petId`) as a RegExp over request paths. */
+/**
+ * A request URL's path as the router matches it: without the query, percent-decoded as find-my-way
+ * decodes it (`decodeURI` keeps `%2F` and the other reserved characters encoded, as it does). Matching
+ * the raw path instead missed `/p%65ts/1`, which the router serves as `/pets/1`: a path-based rule
+ * (the lifecycle headers, the 410 after the sunset, 405) has to see the path the route sees. A
+ * malformed encoding stays as it is (the router refuses it, 400).
+ */
+export function routerPath(url: string): string {
+  const path = url.split('?')[0]!;
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A route's URL pattern (`/pets/:petId`) as a RegExp over request paths (as `routerPath` gives them). */
 export function routePattern(url: string): RegExp {
   const source = url
     .split('/')
@@ -175,7 +192,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const allow = allowedMethods(path);
+    const allow = allowedMethods(routerPath(request.url));
     // A route that takes this method and found nothing (a file the asset routes do not hold): 404.
     if (allow.length > 0 && !allow.includes(request.method)) {
       reply.header('allow', allow.join(', '));

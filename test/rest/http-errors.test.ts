@@ -30,6 +30,8 @@ describe('HTTP errors outside the routes', () => {
     ['DELETE', '/healthz', 'GET, HEAD'],
     ['POST', '/openapi.json', 'GET, HEAD'],
     ['PUT', '/store/orders', 'GET, HEAD'],
+    // Percent-encoded: the path the router decodes it to.
+    ['PUT', '/store/%6frders', 'GET, HEAD'],
   ] as const)('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, url, allow) => {
     const res = await rest.request({ method, url });
     expect(res.statusCode).toBe(405);
