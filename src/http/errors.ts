@@ -89,7 +89,7 @@ export function graphqlMediaType(accept: string | undefined): string {
 }
 
 /** The GraphQL endpoint's own URL (its query string aside): `/graphql/` or `/graphqlx` are other paths. */
-const isGraphqlPath = (url: string): boolean => url === '/graphql' || url.startsWith('/graphql?');
+const isGraphqlPath = (url: string): boolean => routerPath(url) === '/graphql';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
   reply.code(body.status);

@@ -26,7 +26,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { registerHostCheck, routePattern } from './errors';
+import { registerHostCheck, routePattern, routerPath } from './errors';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -128,7 +128,7 @@ export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHea
       apiPaths.push(routePattern(route.url));
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const path = request.url.split('?')[0]!;
+    const path = routerPath(request.url);
     apply(request, reply, request.is404 && apiPaths.some((p) => p.test(path)) ? 'api' : undefined);
     done();
   });

@@ -58,4 +58,15 @@ describe('HTTP errors outside the routes', () => {
       expect([method, other.statusCode, other.headers.allow]).toEqual([method, 405, 'GET, POST']);
     }
   });
+
+  it('answers a wrong method on a percent-encoded /graphql (the router decodes it) in the GraphQL error shape', async () => {
+    const res = await t.app.inject({ method: 'PUT', url: '/gr%61phql' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, POST');
+    expect(res.json()).toEqual({
+      errors: [
+        { message: 'PUT is not allowed on /gr%61phql', extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } },
+      ],
+    });
+  });
 });
