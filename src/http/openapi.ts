@@ -68,8 +68,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             type: 'http',
             scheme: 'bearer',
             description:
-              'An API key: `Authorization: Bearer <API_KEY>`. Keys carry scopes; an operation lists ' +
-              'the scopes it needs in `x-required-scopes` (OpenAPI 3.0 has no scopes for bearer tokens).',
+              "An API key or a signed-in person's access token (from the identity provider): " +
+              '`Authorization: Bearer <API_KEY or token>`. Keys and tokens carry scopes; an operation lists ' +
+              'the scopes it needs in `x-required-scopes` (OpenAPI 3.0 has no scopes for bearer tokens), ' +
+              'and says what a token without them may do.',
           },
         },
       },

@@ -419,7 +419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNAUTHENTICATED`: no API key, or not a valid one. */
+            /** @description `UNAUTHENTICATED`: no API key or access token, or not a valid one. */
             401: {
                 headers: {
                     /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */
@@ -430,7 +430,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store`. */
                     "Cache-Control"?: string;
-                    /** @description `Bearer` without a key; `Bearer error="invalid_token"` for a key that is not valid. */
+                    /** @description `Bearer` without a credential; `Bearer error="invalid_token"` for a key or token that is not valid. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -438,7 +438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `FORBIDDEN`: the key lacks the `orders:read` scope. */
+            /** @description `FORBIDDEN`: an API key without the `orders:read` scope (a token without it lists its own orders). */
             403: {
                 headers: {
                     /** @description Requests allowed in the window (`RATE_LIMIT_MAX`). */

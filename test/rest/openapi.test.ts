@@ -113,6 +113,11 @@ describe('GET /openapi.json', () => {
       expect.arrayContaining(['X-Total-Count', 'Link']),
     );
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403']));
+    // A shopper's access token is a bearer credential of this operation too (docs/identity.md).
+    const bearer = doc.components!.securitySchemes!.bearerAuth as OpenAPIV3.HttpSecurityScheme;
+    expect(bearer.description).toContain('access token');
+    expect((op.responses['401'] as OpenAPIV3.ResponseObject).description).toContain('access token');
+    expect((op.responses['403'] as OpenAPIV3.ResponseObject).description).toContain('own orders');
   });
 
   /** The headers a client of these paths acts on: each one an answer carries must be in the document. */

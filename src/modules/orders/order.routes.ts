@@ -134,13 +134,16 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
             },
           },
           400: error('`VALIDATION_FAILED`, naming the parameter.'),
-          401: error('`UNAUTHENTICATED`: no API key, or not a valid one.', {
+          401: error('`UNAUTHENTICATED`: no API key or access token, or not a valid one.', {
             'WWW-Authenticate': {
               type: 'string',
-              description: '`Bearer` without a key; `Bearer error="invalid_token"` for a key that is not valid.',
+              description:
+                '`Bearer` without a credential; `Bearer error="invalid_token"` for a key or token that is not valid.',
             },
           }),
-          403: error('`FORBIDDEN`: the key lacks the `orders:read` scope.'),
+          403: error(
+            '`FORBIDDEN`: an API key without the `orders:read` scope (a token without it lists its own orders).',
+          ),
           429: error('`RATE_LIMITED`: too many requests.', {
             'Retry-After': { type: 'integer', description: 'Seconds to wait.' },
           }),
