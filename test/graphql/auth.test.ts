@@ -24,7 +24,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { createSchema } from '../../src/schema/schema';
-import { SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/common/scopes';
+import { CUSTOMER_OPERATIONS, SCOPE_TABLE, SCOPES, type Requirement, type Scope } from '../../src/common/scopes';
 import { createApiKey, createTestApp, type TestApp } from '../helpers/test-app';
 import { makePet } from '../helpers/factories';
 import { pollUntil } from '../helpers/poll';
@@ -182,6 +182,9 @@ describe('access to GraphQL operations', () => {
         message: expect.stringContaining(required),
         extensions: { code: 'UNAUTHENTICATED', status: 401 },
       });
+      // A customer's operation says a signed-in customer may call it, as REST's 401 does.
+      const message = JSON.parse(res.body).errors[0].message as string;
+      expect([op, message.includes('signed-in customer')]).toEqual([op, CUSTOMER_OPERATIONS.has(op)]);
     });
 
     it('answers 401 invalid_token for an unknown key', async () => {

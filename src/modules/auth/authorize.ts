@@ -21,6 +21,9 @@ function permits(caller: Caller, operation: string, required: Requirement): bool
   return allows(caller.scopes, required) || (caller.kind === 'token' && CUSTOMER_OPERATIONS.has(operation));
 }
 
+/** What an anonymous caller is told it may also use, when a signed-in customer may run the operation. */
+const OR_CUSTOMER = ', or a signed-in customer (Authorization: Bearer <access token>)';
+
 /** Throws UNAUTHENTICATED (no key) or FORBIDDEN (a key without the scope) unless allowed. */
 export function authorize(caller: Caller | null, operation: string): void {
   const required = requirementOf(operation);
@@ -28,7 +31,7 @@ export function authorize(caller: Caller | null, operation: string): void {
   if (!caller) {
     throw new UnauthenticatedError(
       `${operation} needs an API key with scope ${required} (Authorization: Bearer <API key>)` +
-        (CUSTOMER_OPERATIONS.has(operation) ? ', or a signed-in customer (Authorization: Bearer <access token>)' : ''),
+        (CUSTOMER_OPERATIONS.has(operation) ? OR_CUSTOMER : ''),
     );
   }
   if (!permits(caller, operation, required)) {
@@ -48,8 +51,10 @@ export function refusal(caller: Caller | null, operations: readonly string[]): A
   if (refused.length === 0) return null;
   const list = refused.map(({ operation, required }) => `${operation} (${required})`).join(', ');
   if (!caller) {
+    // As authorize says it for REST: GET /store/orders and Query.orders refuse an anonymous caller alike.
+    const customer = refused.every(({ operation }) => CUSTOMER_OPERATIONS.has(operation)) ? OR_CUSTOMER : '';
     return new UnauthenticatedError(
-      `This operation needs an API key (Authorization: Bearer <API key>) with the scopes of ${list}; nothing was run`,
+      `This operation needs an API key (Authorization: Bearer <API key>) with the scopes of ${list}${customer}; nothing was run`,
     );
   }
   return new ForbiddenError(
