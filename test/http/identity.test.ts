@@ -181,6 +181,13 @@ describe.each([['the read compiler', 'compiler']])(
       expect(staffRes.headers.get('x-total-count')).toBe('3');
     });
 
+    it('a token with orders:write but not orders:read reads its own orders only (REST and GraphQL)', async () => {
+      const shipper = bearer(await idp.sign({ sub: `shipper-${planner}`, scp: 'orders:write' }));
+      const rest = await fetch(`${t.url}/store/orders?petId=${petId}`, { headers: shipper });
+      expect([rest.status, rest.headers.get('x-total-count'), await rest.json()]).toEqual([200, '0', []]);
+      expect((await gql(t.url, ORDERS, {}, shipper)).body.data.orders.totalCount).toBe(0);
+    });
+
     it("me: the caller's subject, scopes and own orders; null when anonymous", async () => {
       expect((await gql(t.url, ME)).body).toEqual({ data: { me: null } });
       const me = (await gql(t.url, ME, {}, alice)).body.data.me;
