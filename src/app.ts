@@ -129,6 +129,11 @@ function fastifyOptions(
     // On close, keep-alive sockets with no request in flight are closed at once (those with one get
     // `Connection: close` on their answer: http/http-basics.plugin.ts); Fastify's default on Node >= 18.2, stated.
     forceCloseConnections: 'idle',
+    // A request that arrives while the server drains (on a keep-alive connection, or one whose
+    // headers were half sent at the signal) is served like those in flight, with `Connection:
+    // close`. Fastify's default answers it a bare 503 of its own shape, without Retry-After, request
+    // id or log line, though the process still serves everything in flight.
+    return503OnClosing: false,
     // The router's refusals (an over-long path parameter, a URL that does not decode) in the Error
     // shape with the usual headers, not Fastify's own body (http/errors.ts).
     frameworkErrors: frameworkErrorHandler((request, reply) => {

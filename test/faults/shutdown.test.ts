@@ -157,6 +157,43 @@ describe('connections without a whole request', () => {
     expect(messages).toContain('stopped');
     agent.destroy();
   });
+  it('serve a request completed during the drain like any in flight: its answer, not a bare 503', async () => {
+    fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '60000' });
+    const { hostname, port } = new URL(fixture.server.url);
+    // A connection whose request is half sent when the signal comes (a keep-alive connection of a
+    // load balancer sending its next request at that moment is the same case).
+    const late = net.connect(Number(port), hostname);
+    await new Promise((r) => late.once('connect', r));
+    late.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const lateAnswer = new Promise<string>((resolve) => {
+      let text = '';
+      late.setEncoding('utf8').on('data', (c: string) => (text += c));
+      late.on('error', () => undefined);
+      late.once('close', () => resolve(text));
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
+    await new Promise((r) => setTimeout(r, 300));
+
+    fixture.server.child.kill('SIGTERM');
+    await pollUntil(
+      () => refused(fixture.server.url),
+      (r) => r,
+    );
+    const body = JSON.stringify({ query: '{ __typename }' });
+    late.write(`Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const answer = await lateAnswer;
+    // Fastify's own drain answer was a 503 with a body of its own shape ({"error":..,"statusCode":503}),
+    // no Retry-After, no request id, no log line.
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).toMatch(/\r\nx-request-id: /i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ data: { __typename: 'Query' } });
+    held.finish();
+    expect((await held.answer).status).toBe(200);
+    expect(await exitCode(fixture)).toBe(0);
+    agent.destroy();
+  });
 });
 
 // Both exit 1 with a request still held in flight, and say why in a line like every other (JSON in
