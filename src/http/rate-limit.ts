@@ -26,7 +26,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import Redis from 'ioredis';
+import Redis, { ReplyError } from 'ioredis';
 import { redisHeartbeat } from './redis-heartbeat';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
@@ -110,7 +110,8 @@ export const rateLimitMessage = (charge: Charge): string =>
  * on the way): a request never waits for a Redis that is not there. Written here because the
  * plugin's `skipOnError` can only skip the limit, not keep it.
  */
-function failoverStore(redis: Redis, prefix: string): StoreClass {
+function failoverStore(connection: RedisConnection, prefix: string): StoreClass {
+  const { redis } = connection;
   return class FailoverStore implements Store {
     readonly #redis: Store;
     readonly #local: Store;
@@ -122,7 +123,11 @@ function failoverStore(redis: Redis, prefix: string): StoreClass {
       if (redis.status !== 'ready') return this.#local.incr(key, cb, timeWindow, max);
       this.#redis.incr(
         key,
-        (err, res) => (err ? this.#local.incr(key, cb, timeWindow, max) : cb(null, res)),
+        (err, res) => {
+          connection.answered(err);
+          if (err) this.#local.incr(key, cb, timeWindow, max);
+          else cb(null, res);
+        },
         timeWindow,
         max,
       );
@@ -137,7 +142,15 @@ function failoverStore(redis: Redis, prefix: string): StoreClass {
 const REDIS_CONNECT_TIMEOUT_MS = 1_000;
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
-function connectRedis(app: FastifyInstance, url: string): { redis: Redis; available: () => boolean } {
+interface RedisConnection {
+  redis: Redis;
+  /** Connected, and not refusing the counters' commands. */
+  available: () => boolean;
+  /** Told how each command of the counters went (null: it succeeded). */
+  answered: (err: Error | null) => void;
+}
+
+function connectRedis(app: FastifyInstance, url: string): RedisConnection {
   const redis = new Redis(url, {
     // Never queue a command while disconnected: the store above counts in memory instead.
     enableOfflineQueue: false,
@@ -165,9 +178,26 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
         'rate-limit Redis unavailable: counting per process in memory until it is back',
       );
   };
-  redis.on('ready', () => report(true));
+  // A Redis that refuses the commands themselves (an error reply: OOM at its maxmemory, READONLY
+  // from a replica left at the address after a failover, an ACL) answers PING and stays connected,
+  // yet counts nothing, for as long as it lasts: an outage like a lost connection, said as one.
+  let refusing = false;
+  const answered = (err: Error | null) => {
+    if (err && err instanceof ReplyError) {
+      refusing = true;
+      report(false, err);
+    } else if (!err && refusing) {
+      refusing = false;
+      report(true);
+    }
+  };
+  redis.on('ready', () => {
+    refusing = false;
+    report(true);
+  });
   // A command that timed out on a live connection (a busy Redis or host) is no outage: that request
-  // was counted in memory (the store above) and the state stays; only a lost connection is one.
+  // was counted in memory (the store above) and the state stays; only a lost connection is one, or
+  // a Redis refusing the commands (above).
   redis.on('error', (err: Error) => {
     if (redis.status !== 'ready') report(false, err);
   });
@@ -178,7 +208,7 @@ function connectRedis(app: FastifyInstance, url: string): { redis: Redis; availa
     stopHeartbeat();
     await redis.quit().catch(() => redis.disconnect());
   });
-  return { redis, available: () => redis.status === 'ready' };
+  return { redis, available: () => redis.status === 'ready' && !refusing, answered };
 }
 
 export async function registerRateLimit(
@@ -192,7 +222,7 @@ export async function registerRateLimit(
     timeWindow: settings.windowMs,
     // Every count goes through `charge` below, which names its payer on a request-like object.
     keyGenerator: (request) => (request as unknown as { subject: string }).subject,
-    ...(connection ? { store: failoverStore(connection.redis, settings.redisPrefix) } : {}),
+    ...(connection ? { store: failoverStore(connection, settings.redisPrefix) } : {}),
   });
   const check = app.createRateLimit();
   // The plugin's check reads the key and the route's rate-limit group from a request; a charge has

@@ -81,6 +81,84 @@ describe('Redis unreachable from the start (REDIS_URL at a closed port)', () => 
   });
 });
 
+/**
+ * A Redis that is connected and answers PING, yet refuses every command that writes, as a Redis at
+ * its `maxmemory` with `noeviction` does (or a replica left at the address after a failover:
+ * READONLY). Speaks just enough RESP for ioredis.
+ */
+function refusingRedis(): Promise<{ port: number; close: () => void }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      // One command a `*n` array of `$len` bulk strings; answer each complete one.
+      for (;;) {
+        const lines = buffered.split('\r\n');
+        if (!lines[0]?.startsWith('*')) return;
+        const n = Number(lines[0].slice(1));
+        if (lines.length < 1 + 2 * n + 1) return;
+        const name = lines[2]!.toUpperCase();
+        buffered = lines.slice(1 + 2 * n).join('\r\n');
+        if (name === 'PING') socket.write('+PONG\r\n');
+        else if (name === 'INFO') {
+          const info = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+          socket.write(`$${info.length}\r\n${info}\r\n`);
+        } else if (name === 'SELECT' || name === 'CLIENT' || name === 'QUIT') socket.write('+OK\r\n');
+        else socket.write("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: (server.address() as net.AddressInfo).port,
+        close: () => {
+          sockets.forEach((s) => s.destroy());
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
+describe('Redis that answers PING but refuses every write (out of memory)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
+  let server: ServerProcess;
+  let redis: { port: number; close: () => void };
+  afterAll(async () => {
+    await server?.stop();
+    redis?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is reported as the outage it is: one log line, /readyz degraded, the limit counted per process', async () => {
+    redis = await refusingRedis();
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      RATE_LIMIT_MAX: '10',
+      NODE_ENV: 'production',
+    });
+    const statuses = await burst(server.url, 30, 5);
+    // The limit still holds, counted in memory.
+    expect(count(statuses, 200) + count(statuses, 429)).toBe(30);
+    expect(count(statuses, 200)).toBeLessThanOrEqual(10);
+    // It used to be silent: /readyz said "ok (redis)", no line was logged, while every process
+    // counted on its own.
+    const ready = await readyz(server.url);
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('degraded');
+    expect(ready.body.checks.rateLimit).toMatch(/^degraded/);
+    const lines = logLines(server, /rate-limit Redis unavailable/);
+    expect(lines).toHaveLength(1);
+    expect(JSON.stringify(lines[0])).toContain('OOM');
+  });
+});
+
 const redisUrl = process.env.TEST_REDIS_URL;
 const describeWithRedis = describeIf(Boolean(redisUrl), NEEDS_REDIS);
 
