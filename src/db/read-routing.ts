@@ -82,12 +82,20 @@ export class SharedReadYourWrites {
    * that had not received them). A window lasts `windowMs`, so one that long covers them all.
    */
   #resyncUntil = 0;
+  /** Redis refused the windows' writes (takesWrites) at the last look. */
+  #refused = false;
 
   constructor(
     private readonly redis: PinStore,
     private readonly prefix: string,
     private readonly windowMs: number,
     private readonly log: (msg: string, err?: unknown) => void,
+    /**
+     * Whether Redis takes the counters' commands (the rate limit's view of the shared connection): a
+     * Redis that refuses writes (OOM, READONLY) still answers PTTL "no window" for every caller, since
+     * none could be written, though it is connected.
+     */
+    private readonly takesWrites: () => boolean = () => true,
   ) {
     this.#interrupted = redis.status === 'reconnecting';
     redis.on('close', () => {
@@ -115,6 +123,15 @@ export class SharedReadYourWrites {
   /** Whether `caller`'s reads must go to the primary: it wrote within the window, or Redis cannot tell. */
   async pinned(caller: string): Promise<boolean> {
     if (this.windowMs <= 0) return false;
+    if (!this.takesWrites()) {
+      this.#refused = true;
+      return true;
+    }
+    if (this.#refused) {
+      // Windows of the time Redis refused them were never written: as after an outage.
+      this.#refused = false;
+      this.#resyncUntil = Date.now() + this.windowMs;
+    }
     if (this.redis.status !== 'ready' || Date.now() < this.#resyncUntil) return true;
     try {
       // -2: no such key (no recent write); anything else: the window is open.

@@ -34,8 +34,12 @@ function shareReadYourWrites(log: FastifyBaseLogger, options: AccessOptions): vo
   const { readScope, limiter, redisPrefix, readYourWritesMs } = options;
   if (!readScope || !limiter.redis) return;
   readScope.share(
-    new SharedReadYourWrites(limiter.redis, `${redisPrefix}ryw:`, readYourWritesMs, (msg, err) =>
-      log.warn({ err: err instanceof Error ? { message: err.message } : undefined }, msg),
+    new SharedReadYourWrites(
+      limiter.redis,
+      `${redisPrefix}ryw:`,
+      readYourWritesMs,
+      (msg, err) => log.warn({ err: err instanceof Error ? { message: err.message } : undefined }, msg),
+      () => limiter.state() === 'redis',
     ),
   );
 }

@@ -20,6 +20,7 @@ import {
 import { pollUntil } from '../helpers/poll';
 import { runScript, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { createApiKey } from '../helpers/test-app';
+import { refusingRedis, type RefusingRedis } from '../helpers/refusing-redis';
 
 jest.setTimeout(180_000);
 
@@ -196,6 +197,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     let b: ServerProcess;
     let writer: Record<string, string>;
     let categoryId: string;
+    let oomRedis: RefusingRedis | undefined;
 
     beforeAll(async () => {
       pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });
@@ -217,6 +219,10 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
       servers.push(b);
       // A third whose Redis is not there (nothing listens on port 1): it must read from the primary.
       servers.push(await startServerProcess({ ...env, REDIS_URL: 'redis://127.0.0.1:1' }));
+      // A fourth whose Redis is connected but refuses every write (out of memory): no window can be
+      // written, so none can be read either; it must read from the primary too.
+      oomRedis = await refusingRedis();
+      servers.push(await startServerProcess({ ...env, REDIS_URL: `redis://127.0.0.1:${oomRedis.port}` }));
       const db = await createDatabase({ kind: 'postgres', url: pair.primary.url('petstore'), poolSize: 1 });
       try {
         writer = await createApiKey({ services: createServices(db) }, ['admin'], 'writer');
@@ -238,6 +244,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
 
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+      oomRedis?.close();
       await pair?.stop();
     });
 
@@ -297,6 +304,19 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
       // Anyone's: the process cannot know who wrote.
       const anonymous = await gql(servers[2]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id });
       expect(anonymous.data).toEqual({ pet: { name: 'Rio' } });
+    });
+
+    it('reads from the primary while Redis refuses writes (out of memory): never stale', async () => {
+      // Its reads (PTTL) still answered "no window", so a write made elsewhere was read from the
+      // replica before it had replayed it.
+      await pair.replica.query('SELECT pg_wal_replay_pause()');
+      try {
+        const id = await newPet(a.url, 'Kiwi');
+        const { pet } = await gqlOk(servers[3]!.url, 'query($id: ID!) { pet(id: $id) { name } }', { id }, writer);
+        expect(pet).toEqual({ name: 'Kiwi' });
+      } finally {
+        await pair.replica.query('SELECT pg_wal_replay_resume()');
+      }
     });
   },
 );

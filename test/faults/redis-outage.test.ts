@@ -13,6 +13,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { pollUntil } from '../helpers/poll';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
+import { refusingRedis, type RefusingRedis } from '../helpers/refusing-redis';
 
 jest.setTimeout(120_000);
 
@@ -81,54 +82,10 @@ describe('Redis unreachable from the start (REDIS_URL at a closed port)', () => 
   });
 });
 
-/**
- * A Redis that is connected and answers PING, yet refuses every command that writes, as a Redis at
- * its `maxmemory` with `noeviction` does (or a replica left at the address after a failover:
- * READONLY). Speaks just enough RESP for ioredis.
- */
-function refusingRedis(): Promise<{ port: number; close: () => void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let buffered = '';
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString('latin1');
-      // One command a `*n` array of `$len` bulk strings; answer each complete one.
-      for (;;) {
-        const lines = buffered.split('\r\n');
-        if (!lines[0]?.startsWith('*')) return;
-        const n = Number(lines[0].slice(1));
-        if (lines.length < 1 + 2 * n + 1) return;
-        const name = lines[2]!.toUpperCase();
-        buffered = lines.slice(1 + 2 * n).join('\r\n');
-        if (name === 'PING') socket.write('+PONG\r\n');
-        else if (name === 'INFO') {
-          const info = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
-          socket.write(`$${info.length}\r\n${info}\r\n`);
-        } else if (name === 'SELECT' || name === 'CLIENT' || name === 'QUIT') socket.write('+OK\r\n');
-        else socket.write("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
-      }
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: (server.address() as net.AddressInfo).port,
-        close: () => {
-          sockets.forEach((s) => s.destroy());
-          server.close();
-        },
-      }),
-    ),
-  );
-}
-
 describe('Redis that answers PING but refuses every write (out of memory)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
   let server: ServerProcess;
-  let redis: { port: number; close: () => void };
+  let redis: RefusingRedis;
   afterAll(async () => {
     await server?.stop();
     redis?.close();
