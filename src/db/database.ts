@@ -420,6 +420,7 @@ export class DatabaseTopologyError extends Error {
  */
 function replicaRouter(
   config: PostgresConfig,
+  primary: Pool,
   reader: ReturnType<typeof preparedReader>,
   log: { warn: (msg: string) => void; info?: (msg: string) => void },
 ): ReplicaRouter<Pool> | null {
@@ -435,8 +436,14 @@ function replicaRouter(
       return { name, where: describeDbUrl(url), pool: replica };
     }),
     probe: async (replica) => {
-      const { rows } = await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-      return rows[0]!.standby;
+      const { rows } = await replica.query<{ standby: boolean; replayed: string | null }>(
+        'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed',
+      );
+      return rows[0]!;
+    },
+    primaryPosition: async () => {
+      const { rows } = await primary.query<{ position: string }>('SELECT pg_current_wal_lsn()::text AS position');
+      return rows[0]!.position;
     },
     checkMs: config.replicaCheckMs ?? 1_000,
     readYourWritesMs: config.readYourWritesMs ?? 5_000,
@@ -547,7 +554,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   const reads = { primary: 0 };
   const reader = preparedReader(warn);
   if (config.pgbouncer) reader.unnamed(pool);
-  const router = replicaRouter(config, reader, { warn, info: options.info });
+  const router = replicaRouter(config, pool, reader, { warn, info: options.info });
   // Reads by key of one turn to one pool become one statement (coalesce.ts), after routing chose the pool.
   const sql = routedReader(coalescing(reader.run), pool, router, reads, options.onReaderStatement);
   if (router) await startReplicaChecks(router, pool);

@@ -171,6 +171,12 @@ export class ReadYourWrites {
   }
 }
 
+/** A WAL position (`16/B374D848`) as a number, for comparing two. */
+export function walPosition(lsn: string): bigint {
+  const [high, low] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
 /** One replica as the router sees it. */
 export interface ReplicaState<P> {
   /** `replica-1`, `replica-2`, ... in DATABASE_REPLICA_URLS order: the metrics' and traces' pool name. */
@@ -181,6 +187,11 @@ export interface ReplicaState<P> {
   up: boolean;
   /** Why it is out, while it is. */
   reason?: string;
+  /**
+   * While it is out and answers again: the primary's WAL position when it first did, which it must
+   * have replayed before it is taken back.
+   */
+  catchUpTo?: string;
   /** Statements it served (a metrics counter reads it). */
   reads: number;
 }
@@ -205,8 +216,13 @@ export function isSchemaBehindError(error: unknown): boolean {
 
 export interface ReplicaRouterOptions<P> {
   replicas: { name: string; where: string; pool: P }[];
-  /** Resolves `true` for a standby that answers, `false` for a server that answers but is a primary. */
-  probe(pool: P): Promise<boolean>;
+  /**
+   * A server that answers: `standby` false for a primary; `replayed`, the WAL position a standby has
+   * replayed (`pg_last_wal_replay_lsn()`, null before it has replayed anything).
+   */
+  probe(pool: P): Promise<{ standby: boolean; replayed: string | null }>;
+  /** The primary's current WAL position (`pg_current_wal_lsn()`). */
+  primaryPosition(): Promise<string>;
   checkMs: number;
   readYourWritesMs: number;
   log(level: 'warn' | 'info', msg: string): void;
@@ -285,22 +301,47 @@ export class ReplicaRouter<P> {
                 timer = setTimeout(() => reject(new Error(`no answer to a check within ${limit} ms`)), limit);
               }),
             ]).finally(() => clearTimeout(timer));
-            if (!standby) {
+            if (!standby.standby) {
               this.takeOut(r, 'it is not a standby (promoted?): pg_is_in_recovery() is false');
               r.reason = 'not a standby (pg_is_in_recovery() is false)';
             } else if (!r.up) {
-              r.up = true;
-              r.reason = undefined;
-              this.options.log('info', `${r.name} (${r.where}) answers again: back in reads`);
+              await this.takeBackOnceCaughtUp(r, standby.replayed);
             }
           } catch (error) {
-            this.takeOut(r, (error as Error).message || String((error as { code?: string }).code));
+            const reason = (error as Error).message || String((error as { code?: string }).code);
+            if (r.up) this.takeOut(r, reason);
+            else r.reason = reason;
           }
         }),
       );
     } finally {
       this.#checking = false;
     }
+  }
+
+  /**
+   * A replica that answers again is taken back once it has replayed what the primary had written
+   * when it first answered: a standby accepts reads as soon as it is consistent, which after a
+   * restart or an outage may be far behind (writes made while it was away, even ones it had served
+   * before a crash), and its readers would get rows that are gone or miss rows that exist.
+   */
+  private async takeBackOnceCaughtUp(r: ReplicaState<P>, replayed: string | null): Promise<void> {
+    if (r.catchUpTo === undefined) {
+      try {
+        r.catchUpTo = await this.options.primaryPosition();
+      } catch {
+        r.reason = "catching up: the primary's WAL position is unknown (the primary does not answer)";
+        return;
+      }
+    }
+    if (replayed === null || walPosition(replayed) < walPosition(r.catchUpTo)) {
+      r.reason = `catching up: replayed ${replayed ?? 'nothing'} of ${r.catchUpTo}`;
+      return;
+    }
+    r.up = true;
+    r.reason = undefined;
+    r.catchUpTo = undefined;
+    this.options.log('info', `${r.name} (${r.where}) answers again: back in reads`);
   }
 
   start(): void {
