@@ -84,6 +84,13 @@ describeIf(replicationAvailable, NEEDS_PG_BINARIES)('reads on a streaming replic
       (n) => n === 1,
       30_000,
     );
+    // And until the gateway reads from it: one out at the start (its database was not there yet) is
+    // taken back only once it has replayed what the primary had written by then (its apply delay).
+    await pollUntil(
+      async () => (await fetch(`${server.url}/readyz`)).json() as Promise<{ status: string }>,
+      (body) => body.status === 'ok',
+      15_000,
+    );
   });
 
   afterAll(async () => {
