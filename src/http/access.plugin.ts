@@ -39,7 +39,9 @@ function shareReadYourWrites(log: FastifyBaseLogger, options: AccessOptions): vo
       `${redisPrefix}ryw:`,
       readYourWritesMs,
       (msg, err) => log.warn({ err: err instanceof Error ? { message: err.message } : undefined }, msg),
-      () => limiter.state() === 'redis',
+      // Refusing, not merely not connected: a connection not ready yet (the first requests after
+      // a start) or lost is the store's own `status` check, and needs no window of catching up.
+      () => !limiter.redisRefusing(),
     ),
   );
 }

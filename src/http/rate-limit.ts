@@ -97,6 +97,11 @@ export interface RateLimiter {
   /** Counts a request against the key it was just verified to carry (see above). */
   chargeKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   state(): RateLimitStoreState;
+  /**
+   * Whether the counters' Redis is connected but refuses their commands (an error reply: OOM,
+   * READONLY, an ACL): nothing written to it is kept. Not while it is merely not connected (yet).
+   */
+  redisRefusing(): boolean;
   /** The Redis connection of the counters (null without REDIS_URL): the cost budget's points share it. */
   redis: Redis | null;
 }
@@ -148,6 +153,8 @@ interface RedisConnection {
   available: () => boolean;
   /** Told how each command of the counters went (null: it succeeded). */
   answered: (err: Error | null) => void;
+  /** Connected, but refusing the counters' commands. */
+  refusing: () => boolean;
 }
 
 function connectRedis(app: FastifyInstance, url: string): RedisConnection {
@@ -208,7 +215,12 @@ function connectRedis(app: FastifyInstance, url: string): RedisConnection {
     stopHeartbeat();
     await redis.quit().catch(() => redis.disconnect());
   });
-  return { redis, available: () => redis.status === 'ready' && !refusing, answered };
+  return {
+    redis,
+    available: () => redis.status === 'ready' && !refusing,
+    answered,
+    refusing: () => redis.status === 'ready' && refusing,
+  };
 }
 
 export async function registerRateLimit(
@@ -261,6 +273,7 @@ export async function registerRateLimit(
     limit: count,
     chargeKey: count,
     state: () => (!connection ? 'memory' : connection.available() ? 'redis' : 'memory-fallback'),
+    redisRefusing: () => connection?.refusing() ?? false,
     redis: connection?.redis ?? null,
   };
 }
