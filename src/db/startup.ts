@@ -38,6 +38,26 @@ const PERMANENT_PG_CODES = new Set(['3D000', '28P01', '28000', '42501', '42704']
 const errorCode = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
 /**
+ * The PostgreSQL code of a login that PgBouncer refused. PgBouncer answers every refusal with SQLSTATE
+ * 08P01 (connection exception: the class a server still starting answers with, which start-up waits
+ * for), whether it is a wrong password, an unknown user or database, or a server it cannot reach yet;
+ * only its message tells them apart. Without this, a wrong password behind the pooler was waited on
+ * for DB_STARTUP_RETRY_MS and then reported as a server that cannot be reached.
+ */
+function loginCode(error: unknown): string | undefined {
+  const code = errorCode(error);
+  if (code !== '08P01') return code;
+  const message = (error as Error).message ?? '';
+  // "no such database: x" (PgBouncer's own), `database "x" does not exist` (the server's, passed on).
+  if (/^no such database\b|^database ".*" does not exist/i.test(message)) return '3D000';
+  // "password authentication failed", "SASL authentication failed", `"trust" authentication failed`
+  // (a user not in auth_file), "no such user", or the server's `role "x" does not exist` passed on;
+  // never "server login has been failing, ..." (PgBouncer's own login to the server: its config).
+  if (/^\S+ authentication failed|^no such user\b|^role ".*" does not exist/i.test(message)) return '28P01';
+  return code;
+}
+
+/**
  * Waits until the PostgreSQL server of `url` accepts a connection: a server that starts after this
  * process (containers started together) is retried with backoff (0.25 s doubling up to 5 s) for up
  * to `retryMs`. Answers that waiting cannot fix (no such database, login refused) end it at once.
@@ -76,7 +96,7 @@ export async function waitForPostgres(
       await client.end();
     } catch (error) {
       await client.end().catch(() => undefined);
-      const code = errorCode(error);
+      const code = loginCode(error);
       if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error) || tlsRefused(error)) {
         throw explainPostgresError(error, url, variable);
       }
@@ -147,7 +167,7 @@ function tlsRefused(error: unknown): boolean {
 }
 
 function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_URL'): StartupError {
-  const code = errorCode(error);
+  const code = loginCode(error);
   const where = describeUrl(url);
   const message = (error as Error).message;
   if (tlsRefused(error)) {

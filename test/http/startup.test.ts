@@ -39,17 +39,16 @@ async function failedStart(env: Record<string, string>): Promise<{ code: number 
 const noStack = (lines: string[]) => expect(lines.filter((l) => /^\s+at /.test(l))).toEqual([]);
 
 /**
- * A server that answers every connection's startup packet as PostgreSQL 13 answers a setting it does
- * not know (the gateway's sessions start with `enable_memoize=off`, which came in 14): FATAL 42704.
- * The protocol's ErrorResponse, written out: no PostgreSQL 13 runs here.
+ * A server that answers every connection's startup packet with one FATAL ErrorResponse, written out
+ * (protocol v3): neither PostgreSQL 13 nor a PgBouncer refusing a login runs here.
  */
-async function postgres13(): Promise<net.Server> {
+async function refusingServer(code: string, message: string): Promise<net.Server> {
   const field = (type: string, value: string) => Buffer.concat([Buffer.from(type), Buffer.from(`${value}\0`)]);
   const body = Buffer.concat([
     field('S', 'FATAL'),
     field('V', 'FATAL'),
-    field('C', '42704'),
-    field('M', 'unrecognized configuration parameter "enable_memoize"'),
+    field('C', code),
+    field('M', message),
     Buffer.from([0]),
   ]);
   const length = Buffer.alloc(4);
@@ -62,6 +61,12 @@ async function postgres13(): Promise<net.Server> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
 }
+
+/**
+ * PostgreSQL 13 answering a setting it does not know (the gateway's sessions start with
+ * `enable_memoize=off`, which came in 14): FATAL 42704.
+ */
+const postgres13 = () => refusingServer('42704', 'unrecognized configuration parameter "enable_memoize"');
 
 describe('starting the service', () => {
   it('says what it does: creating the database, each migration, and where it is ready', async () => {
@@ -228,6 +233,42 @@ describe('starting on a PostgreSQL older than 14', () => {
           /^The PostgreSQL server of DATABASE_URL \(.*\) does not know a setting .*enable_memoize.*PostgreSQL 14 or later/,
         ),
       ]);
+      noStack(lines);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('starting behind a PgBouncer that refuses the login', () => {
+  // PgBouncer refuses with SQLSTATE 08P01, the class of a server still starting: only the message says
+  // the login itself was refused, which waiting does not fix.
+  it.each([
+    [
+      'a wrong password',
+      'password authentication failed',
+      /^PostgreSQL refused the connection of DATABASE_URL \(.*\): password authentication failed\. Fix the user, password or grants in DATABASE_URL\.$/,
+    ],
+    [
+      'a user not in its auth_file',
+      '"trust" authentication failed',
+      /^PostgreSQL refused the connection of DATABASE_URL .*Fix the user, password or grants/,
+    ],
+    [
+      'a database it does not know',
+      'no such database: petstore',
+      /^The database of DATABASE_URL \(.*\) does not exist: no such database: petstore\. Create it \(createdb petstore/,
+    ],
+  ])('answers %s at once with one line naming DATABASE_URL', async (_what, message, expected) => {
+    const server = await refusingServer('08P01', message);
+    try {
+      const { code, lines } = await failedStart({
+        DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${portOf(server)}/petstore?pgbouncer=true`,
+        // Not a server that is still starting: no waiting, whatever DB_STARTUP_RETRY_MS allows.
+        DB_STARTUP_RETRY_MS: '20000',
+      });
+      expect(code).toBe(1);
+      expect(lines).toEqual([expect.stringMatching(expected)]);
       noStack(lines);
     } finally {
       await new Promise((resolve) => server.close(resolve));
