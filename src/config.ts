@@ -31,14 +31,24 @@ const bool = z
 /**
  * A whole number in [min, max]. An empty value (what `${VAR}` in a compose file or a template gives
  * for an unset variable) is refused like any other bad value: coerced, it was 0, which turns many
- * settings off (REQUEST_TIMEOUT_MS, SUBSCRIPTION_KEEPALIVE_MS) or PORT to a random port.
+ * settings off (REQUEST_TIMEOUT_MS, SUBSCRIPTION_KEEPALIVE_MS) or PORT to a random port. Any other bad
+ * value is one issue saying what the setting takes: zod's own checks said `expected number, received
+ * NaN` for `PORT=abc`, and two issues (one of them about 2^53) for a value past the safe integers.
  */
 const int = (min: number, max: number) =>
   z
     .string()
     .trim()
     .min(1, { message: 'is empty: give a whole number, or unset it for its default' })
-    .pipe(z.coerce.number<string>().int().min(min).max(max));
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`,
+      });
+      return z.NEVER;
+    });
 
 /** What `request.ip` is taken from (docs/deployment.md#behind-a-load-balancer); see `trustProxy` below. */
 export type TrustProxy = false | number | string[];

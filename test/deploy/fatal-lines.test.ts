@@ -50,6 +50,29 @@ describe('fatal start-up lines', () => {
     expect(json.find((l) => l.setting === 'PORT')!.msg).toMatch(/^Invalid configuration: PORT: /);
   });
 
+  it('say what a number setting takes, one line per setting, for any bad number', async () => {
+    // `PORT=abc` said "expected number, received NaN"; a value past 2^53 gave two lines, one of them
+    // about 9007199254740991.
+    const { code, lines } = await failed('src/main.js', {
+      NODE_ENV: 'production',
+      PORT: 'abc',
+      SHUTDOWN_TIMEOUT_MS: '1e99',
+      DB_POOL_SIZE: '1.5',
+    });
+    expect(code).toBe(1);
+    expect(parsed(lines).map(({ setting, msg }) => ({ setting, msg }))).toEqual([
+      { setting: 'PORT', msg: 'Invalid configuration: PORT: must be a whole number from 0 to 65535, not "abc"' },
+      {
+        setting: 'DB_POOL_SIZE',
+        msg: 'Invalid configuration: DB_POOL_SIZE: must be a whole number from 1 to 200, not "1.5"',
+      },
+      {
+        setting: 'SHUTDOWN_TIMEOUT_MS',
+        msg: 'Invalid configuration: SHUTDOWN_TIMEOUT_MS: must be a whole number from 100 to 600000, not "1e99"',
+      },
+    ]);
+  });
+
   it('stay plain text outside production', async () => {
     const { code, lines } = await failed('src/main.js', { NODE_ENV: 'development', PORT: 'eighty' });
     expect(code).toBe(1);
