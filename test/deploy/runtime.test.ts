@@ -89,6 +89,26 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** The fixes of patches/ (patches/README.md), each seen in the file it changes under `dir`. */
+function expectPatched(dir: string): void {
+  const patched = (file: string) => fs.readFileSync(path.join(dir, 'node_modules', file), 'utf8');
+  expect(patched('@apollo/server/dist/cjs/utils/makeGatewayGraphQLRequestContext.js')).toContain(
+    'class GatewayResponseHTTP',
+  );
+  expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('/deferspec/i.test(');
+  expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('queryHashes.get(query)');
+  expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('function eachListener(');
+  expect(patched('@apollo/server/dist/cjs/ApolloServer.js')).toContain('singleResultContentTypes.get(acceptHeader)');
+  expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
+  expect(patched('pg/lib/utils.js')).toContain('Object.getPrototypeOf(config) === Object.prototype');
+  expect(patched('@as-integrations/fastify/build/cjs/fastify-request-to-graphql-request.js')).toContain(
+    'request.url.includes("?")',
+  );
+  expect(patched('graphql/validation/rules/SingleFieldSubscriptionsRule.js')).toContain(
+    "directive.name.value === 'skip'",
+  );
+}
+
 describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
   it('holds only what production runs: no sources, no development dependencies, no build step', () => {
     expect(fs.readdirSync(runtime).sort()).toEqual([
@@ -106,19 +126,7 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
       expect([dev, fs.existsSync(path.join(runtime, 'node_modules', dev))]).toEqual([dev, false]);
     }
     // The fixes of patches/ (patches/README.md) are applied to the runtime's dependencies too.
-    const patched = (file: string) => fs.readFileSync(path.join(runtime, 'node_modules', file), 'utf8');
-    expect(patched('@apollo/server/dist/cjs/utils/makeGatewayGraphQLRequestContext.js')).toContain(
-      'class GatewayResponseHTTP',
-    );
-    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('/deferspec/i.test(');
-    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('queryHashes.get(query)');
-    expect(patched('@apollo/server/dist/cjs/requestPipeline.js')).toContain('function eachListener(');
-    expect(patched('@apollo/server/dist/cjs/ApolloServer.js')).toContain('singleResultContentTypes.get(acceptHeader)');
-    expect(patched('@apollo/utils.createhash/dist/index.js')).toContain('nodeCrypto ??=');
-    expect(patched('pg/lib/utils.js')).toContain('Object.getPrototypeOf(config) === Object.prototype');
-    expect(patched('@as-integrations/fastify/build/cjs/fastify-request-to-graphql-request.js')).toContain(
-      'request.url.includes("?")',
-    );
+    expectPatched(runtime);
     const scripts = JSON.parse(fs.readFileSync(path.join(runtime, 'package.json'), 'utf8')).scripts as Record<
       string,
       string
@@ -176,5 +184,28 @@ describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {
       env: { PORT: String(await freePort()) },
     }).catch((error: { code: number; stderr: string }) => error);
     expect(unhealthy).toMatchObject({ code: 1, stderr: expect.stringContaining('/readyz') });
+  });
+
+  // docs/deployment.md: `--no-install` leaves node_modules to the target host, which installs them
+  // with `npm ci --omit=dev`. The fixes were applied by build-runtime.js alone, so that install ran
+  // the dependencies unpatched.
+  it('applies the fixes of patches/ when the target host installs it (--no-install, then npm ci --omit=dev)', async () => {
+    const target = path.join(tmp, 'target');
+    await run(
+      process.execPath,
+      [path.join(root, 'scripts', 'build-runtime.js'), target, '--no-build', '--no-install'],
+      {
+        cwd: root,
+        timeout: 120_000,
+      },
+    );
+    expect(fs.existsSync(path.join(target, 'node_modules'))).toBe(false);
+    await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], {
+      cwd: target,
+      env: { ...process.env, NODE_ENV: 'production' },
+      timeout: 480_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expectPatched(target);
   });
 });
