@@ -97,7 +97,12 @@ export async function waitForPostgres(
     } catch (error) {
       await client.end().catch(() => undefined);
       const code = loginCode(error);
-      if ((code && PERMANENT_PG_CODES.has(code)) || refusedStartupParameter(error) || tlsRefused(error)) {
+      if (
+        (code && PERMANENT_PG_CODES.has(code)) ||
+        refusedStartupParameter(error) ||
+        tlsRefused(error) ||
+        passwordMissing(error)
+      ) {
         throw explainPostgresError(error, url, variable);
       }
       if (Date.now() >= deadline) {
@@ -149,6 +154,15 @@ function urlHasParameter(url: string, parameter: string): boolean {
   }
 }
 
+/**
+ * The server asks for a password (SCRAM, PostgreSQL 14's default) and the URL gives none: node-postgres
+ * fails on its own side with an error that has no SQLSTATE, which start-up took for a server not up
+ * yet (waited DB_STARTUP_RETRY_MS, then "Cannot reach"): a secret left out of a template, for one.
+ */
+function passwordMissing(error: unknown): boolean {
+  return /client password must be a (non-empty )?string/.test((error as Error)?.message ?? '');
+}
+
 /** The parameter a pooler refused at connection start (PgBouncer: "unsupported startup parameter: X"). */
 function refusedStartupParameter(error: unknown): string | null {
   return /unsupported startup parameter:\s*(\S+)/i.exec((error as Error)?.message ?? '')?.[1] ?? null;
@@ -175,6 +189,13 @@ function explainPostgresError(error: unknown, url: string, variable = 'DATABASE_
       `The PostgreSQL server of ${variable} (${where}) cannot give the TLS its sslmode asks for: ${message}. ` +
         'node-postgres takes sslmode=prefer, require and verify-ca as verify-full (TLS with a trusted certificate, ' +
         `or no connection): enable TLS on the server with a certificate this machine trusts, or set sslmode=disable in ${variable}.`,
+      { setting: variable },
+    );
+  }
+  if (passwordMissing(error)) {
+    return new StartupError(
+      `The PostgreSQL server of ${variable} (${where}) asks for a password, and ${variable} has none. ` +
+        `Put the role's password in ${variable} (postgresql://user:password@host:5432/db, URL-encoded).`,
       { setting: variable },
     );
   }

@@ -276,6 +276,55 @@ describe('starting behind a PgBouncer that refuses the login', () => {
   });
 });
 
+describe('starting on a PostgreSQL that asks for a password DATABASE_URL does not give', () => {
+  /**
+   * PostgreSQL 14+ asking for SCRAM (its default), written out: AuthenticationSASL after the startup
+   * packet, then AuthenticationSASLContinue after the client's first message, where node-postgres
+   * needs the password it does not have.
+   */
+  async function scramServer(): Promise<net.Server> {
+    const auth = (code: number, data: Buffer) => {
+      const head = Buffer.alloc(9);
+      head.write('R', 0);
+      head.writeInt32BE(8 + data.length, 1);
+      head.writeInt32BE(code, 5);
+      return Buffer.concat([head, data]);
+    };
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      let step = 0;
+      socket.on('data', () => {
+        step += 1;
+        if (step === 1) socket.write(auth(10, Buffer.from('SCRAM-SHA-256\0\0')));
+        else if (step === 2) socket.write(auth(11, Buffer.from('r=abc,s=c2FsdA==,i=4096')));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server;
+  }
+
+  // A secret left out of a template: the URL has no password. It was taken for a server not up yet:
+  // DB_STARTUP_RETRY_MS of waiting, then "Cannot reach the PostgreSQL server ... Start the server".
+  it('stops at once with one line naming DATABASE_URL and the password it lacks', async () => {
+    const server = await scramServer();
+    try {
+      const { code, lines } = await failedStart({
+        DATABASE_URL: `postgresql://petstore@127.0.0.1:${portOf(server)}/petstore`,
+        DB_STARTUP_RETRY_MS: '20000',
+      });
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^The PostgreSQL server of DATABASE_URL \(postgresql:\/\/petstore@127\.0\.0\.1:\d+\/petstore\) asks for a password, and DATABASE_URL has none\. Put the role's password in DATABASE_URL/,
+        ),
+      ]);
+      noStack(lines);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describeIf(usingPostgres(), NEEDS_POSTGRES)('starting on PostgreSQL', () => {
   it('answers a database that does not exist with one line naming DATABASE_URL and how to create it', async () => {
     const url = new URL(process.env.TEST_DATABASE_URL!);
