@@ -16,6 +16,7 @@ import { seedDemoData } from './modules/demo-seed';
 import { openDatabase } from './db/open';
 import type { Database } from './db/database';
 import { loggerOptions } from './http/request-log';
+import { checkRedisDatabase } from './http/rate-limit';
 import { checkPortFree, reportStartupFailure, StartupError } from './db/startup';
 import { readManifest, TrustedDocumentsError } from './policy/trusted-documents';
 import { ApiKeyService } from './modules/auth/api-key.service';
@@ -193,6 +194,7 @@ async function main(): Promise<void> {
   // A worker shares the port its primary checked and holds (src/cluster.ts): probing it here would
   // find it taken.
   if (!cluster.isWorker) await checkPortFree(config.host, config.port);
+  await checkRedisDatabase(config.rateLimit.redisUrl);
   const db = await openDatabase(config, {
     progress: (msg) => log.info(msg),
     warn: (msg) => log.warn(msg),

@@ -28,6 +28,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Redis, { ReplyError } from 'ioredis';
 import { redisHeartbeat } from './redis-heartbeat';
+import { StartupError } from '../db/startup';
 import type { Config } from '../config';
 import { RateLimitedError } from '../errors/app-error';
 import { callerIdentity, type Caller } from '../modules/auth/caller';
@@ -141,6 +142,48 @@ function failoverStore(connection: RedisConnection, prefix: string): StoreClass 
       return this;
     }
   } as unknown as StoreClass;
+}
+
+/**
+ * Checks once, at start, that the Redis of REDIS_URL has the database the URL names. ioredis answers a
+ * SELECT the server refuses (a number past its `databases` setting, 16 by default) with an error
+ * event, and then serves the connection anyway, on database 0: the counters (and the response cache)
+ * went into another database than the one configured, possibly another application's, while /readyz
+ * said `ok (redis)`. A Redis that does not answer yet is no error here: the gateway counts in memory
+ * until it does.
+ */
+export async function checkRedisDatabase(url: string | null): Promise<void> {
+  if (!url) return;
+  const parsed = new URL(url);
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db === '' || db === '0') return;
+  parsed.pathname = '';
+  const redis = new Redis(parsed.toString(), {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    try {
+      await redis.connect();
+    } catch {
+      return; // not answering: counted in memory until it does, as any time Redis is away
+    }
+    await redis.select(db).catch((error: Error) => {
+      if (!/^ERR /.test(error.message)) return; // a timeout: the same
+      throw new StartupError(
+        `REDIS_URL names Redis database ${db}, which this Redis refuses (${error.message}). Fix the number at ` +
+          'the end of REDIS_URL: a Redis has databases 0 to 15 unless its `databases` setting says more.',
+        { setting: 'REDIS_URL' },
+      );
+    });
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** How long a request may wait for Redis: connecting, and each command. */
