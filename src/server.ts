@@ -189,6 +189,13 @@ async function main(): Promise<void> {
   }
   startingConfig = config;
   const log = pino(loggerOptions(config));
+  // Node writes a warning as plain text on stderr, in several lines (node-postgres warns once that
+  // sslmode=require means verify-full, docs/postgres-topologies.md): a log pipeline reading JSON lines
+  // split it. Logged as every other line instead (Node's own printer is this event's listener).
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) =>
+    log.warn({ warning: { name: warning.name, code: warning.code } }, warning.message),
+  );
   if (envFile) log.info(`read ${envFile}`);
   checkBeforeOpening(config, log);
   // A worker shares the port its primary checked and holds (src/cluster.ts): probing it here would

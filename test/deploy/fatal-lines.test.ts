@@ -73,6 +73,33 @@ describe('fatal start-up lines', () => {
     ]);
   });
 
+  // node-postgres warns once, through process.emitWarning, that sslmode=require means verify-full:
+  // Node printed it as nine plain lines on stderr, beside the JSON lines.
+  it("are JSON lines only, a Node warning (node-postgres' on sslmode=require) logged as one of them", async () => {
+    const net = await import('node:net');
+    // A PostgreSQL without TLS: 'N' to the SSLRequest.
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.end('N'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const { code, lines, stdout } = await failed('src/main.js', {
+        NODE_ENV: 'production',
+        DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${port}/petstore?sslmode=require`,
+      });
+      expect(code).toBe(1);
+      expect(parsed(lines)).toEqual([expect.objectContaining({ level: 60, setting: 'DATABASE_URL' })]);
+      const logged = parsed(stdout.split('\n').filter(Boolean));
+      expect(logged).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^SECURITY WARNING: The SSL modes/) }),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('stay plain text outside production', async () => {
     const { code, lines } = await failed('src/main.js', { NODE_ENV: 'development', PORT: 'eighty' });
     expect(code).toBe(1);
