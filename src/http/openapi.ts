@@ -105,7 +105,8 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * What every operation answers besides its own route's responses: the rate limit's headers on each,
- * 405 for another method (the not-found handler's, http/errors.ts, which no route declares), and 503
+ * 405 for another method (the not-found handler's, http/errors.ts, which no route declares), 408 and
+ * 431 (Node's HTTP parser's refusals, before any route), and 503
  * when a dependency does not answer (the database, or the identity provider for a token whose keys
  * are not held yet: the error handler's, with `Retry-After`), so that every answer a client can get
  * is in the document (test/rest/openapi.test.ts asks them all).
@@ -137,9 +138,21 @@ function documentEveryAnswer(paths: Record<string, Record<string, OperationLike>
         },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
+      // Refused by Node's HTTP parser before any route (http/errors.ts `clientErrorHandler`): no
+      // rate-limit or lifecycle header, the connection closed.
+      const refusedBeforeRouting = (description: string) => ({
+        description: `${description} Sent before any route is chosen, with \`Connection: close\`.`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      });
       for (const response of Object.values(operation.responses)) {
         response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
       }
+      operation.responses['408'] ??= refusedBeforeRouting(
+        '`BAD_REQUEST`: the request (its headers and body) was not received within `REQUEST_TIMEOUT_MS`.',
+      );
+      operation.responses['431'] ??= refusedBeforeRouting(
+        "`PAYLOAD_TOO_LARGE`: the request's headers, its URL included, are larger than the server accepts (16 KiB).",
+      );
     }
   }
 }

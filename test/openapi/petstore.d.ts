@@ -242,6 +242,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `BAD_REQUEST`: the request (its headers and body) was not received within `REQUEST_TIMEOUT_MS`. Sent before any route is chosen, with `Connection: close`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `GONE`: the path was retired at its sunset date. */
             410: {
                 headers: {
@@ -284,6 +293,15 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the request's headers, its URL included, are larger than the server accepts (16 KiB). Sent before any route is chosen, with `Connection: close`. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -474,6 +492,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `BAD_REQUEST`: the request (its headers and body) was not received within `REQUEST_TIMEOUT_MS`. Sent before any route is chosen, with `Connection: close`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `RATE_LIMITED`: too many requests. */
             429: {
                 headers: {
@@ -487,6 +514,15 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the request's headers, its URL included, are larger than the server accepts (16 KiB). Sent before any route is chosen, with `Connection: close`. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

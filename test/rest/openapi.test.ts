@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { STABILITY_LEVELS, STABILITY_TABLE } from '../../src/common/stability';
@@ -74,8 +75,10 @@ describe('GET /openapi.json', () => {
       '401',
       '404',
       '405',
+      '408',
       '410',
       '429',
+      '431',
       '500',
       '503',
     ]);
@@ -172,6 +175,20 @@ describe('GET /openapi.json', () => {
     }
     // The answers asked for are the ones meant (each status at least once).
     expect([...seen].sort()).toEqual([200, 304, 400, 401, 403, 404, 405, 503]);
+  });
+
+  it("documents the HTTP parser's refusals, each with the code it answers (a real socket: inject has no parser)", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    for (const path of ['/pets/1', '/store/orders']) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}?x=${'a'.repeat(20_000)}`);
+      expect(res.status).toBe(431);
+      const { code } = (await res.json()) as { code: string };
+      const template = path === '/pets/1' ? '/pets/{petId}' : path;
+      const documented = doc.paths[template]!.get!.responses['431'] as OpenAPIV3.ResponseObject;
+      expect(documented.description).toContain(`\`${code}\``);
+      expect(doc.paths[template]!.get!.responses['408']).toBeDefined();
+    }
   });
 
   it('labels every operation with its stability from the table', () => {
