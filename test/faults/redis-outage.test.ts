@@ -15,7 +15,9 @@ import { pollUntil } from '../helpers/poll';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
 import { refusingRedis, type RefusingRedis } from '../helpers/refusing-redis';
 
-jest.setTimeout(120_000);
+// A test starts a server on a new embedded database, which startServerProcess allows 180 s on a
+// loaded machine (a PostgreSQL run of every suite took a test past 120 s there, its server still starting).
+jest.setTimeout(240_000);
 
 const closedPort = () =>
   new Promise<number>((resolve) => {
