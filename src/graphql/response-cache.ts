@@ -161,23 +161,17 @@ async function openStore(
   return { store: memory, unlisten: await listenForWrites(memory, db, log) };
 }
 
-/** After a write: drops the stored answers, here and (in-process caches over PostgreSQL) elsewhere. */
-function invalidator(
-  store: ResponseCacheStore | null,
-  db: Pick<Database, 'kind' | 'prisma'>,
-  log: FastifyBaseLogger,
-): () => Promise<void> {
+/**
+ * After a write: drops the stored answers here (and, in Redis, everyone's). Other processes' in-process
+ * caches are told by the database itself, inside the write's transaction: `response_cache` for the
+ * catalogue's rows (migration 20261129120000_response_cache_notify), `store_events` for stock,
+ * statuses and orders; a notification sent from here after the commit could be lost with the
+ * connection, leaving them stale until the TTL.
+ */
+function invalidator(store: ResponseCacheStore | null): () => Promise<void> {
   return async () => {
     if (!store) return;
     await store.invalidate();
-    // Other processes' in-process caches: told over PostgreSQL (the embedded database has no others).
-    if (store.kind === 'memory' && db.kind === 'postgres') {
-      try {
-        await db.prisma.$executeRaw`SELECT pg_notify(${RESPONSE_CACHE_CHANNEL}, '')`;
-      } catch (error) {
-        log.error({ err: error }, 'response cache: could not notify other processes of a write');
-      }
-    }
   };
 }
 
@@ -297,7 +291,7 @@ export async function createGraphQLCache(
   const { store, unlisten } = await openStore(settings, ttlMs, db, log);
   return {
     store,
-    invalidate: invalidator(store, db, log),
+    invalidate: invalidator(store),
     lookup: cacheLookup(store),
     onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {

@@ -7,6 +7,7 @@
  * Needs PostgreSQL (TEST_DATABASE_URL) and, for the shared cache, Redis (TEST_REDIS_URL).
  */
 import crypto from 'node:crypto';
+import { Client } from 'pg';
 import { describeIf, NEEDS_POSTGRES, NEEDS_REDIS } from '../helpers/describe-if';
 import { startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
@@ -322,6 +323,21 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the response cache across processes
       await proxy.restore();
       const back = await pollUntil(read, (r) => r.headers.get('age') !== null, 15_000);
       expect(back.body.data).toEqual(await truth());
+
+      // A change made in the database by hand reaches the cache too: the database sends the
+      // notification inside the change's own transaction. It used to come from the writing gateway
+      // after its commit, so a change by hand, or a notification lost with that gateway's connection,
+      // left the entry for its TTL (300 s here).
+      const sql = new Client({ connectionString: pair.databaseUrl });
+      await sql.connect();
+      try {
+        await sql.query('UPDATE categories SET name = $1 WHERE id = $2', ['Birds by hand', ids.c]);
+      } finally {
+        await sql.end();
+      }
+      const byHand = await pollUntil(read, (r) => r.body.data!.category.name === 'Birds by hand', 2_000);
+      expect(byHand.body.data!.category.name).toBe('Birds by hand');
+      expect(byHand.body.data).toEqual(await truth());
     });
   });
 });
