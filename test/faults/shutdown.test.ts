@@ -13,6 +13,7 @@ import net from 'node:net';
 import { Client } from 'pg';
 import { PLACE_ORDER, petInStock, startGateway, type GatewayFixture } from '../helpers/gateway-fixture';
 import { pollUntil } from '../helpers/poll';
+import { halfSent } from '../helpers/raw-socket';
 
 jest.setTimeout(120_000);
 
@@ -127,17 +128,11 @@ describe('connections without a whole request', () => {
   it('do not hold the shutdown: the in-flight request is answered, they are closed, exit 0', async () => {
     // Expiring this grace period exits 1: only a shutdown that closes the half-sent connections is 0.
     fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '60000' });
-    const { hostname, port } = new URL(fixture.server.url);
     // Half a request line and headers (a slow or stalled client): not a request yet, so not in flight.
-    const stalled = net.connect(Number(port), hostname);
-    await new Promise((r) => stalled.once('connect', r));
-    stalled.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
-    const stalledClosed = new Promise<string>((resolve) => {
-      let text = '';
-      stalled.setEncoding('utf8').on('data', (c: string) => (text += c));
-      stalled.on('error', () => undefined);
-      stalled.once('close', () => resolve(text));
-    });
+    const { closed: stalledClosed } = await halfSent(
+      fixture.server.url,
+      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl',
+    );
     // And a request in flight (its body still arriving): it is answered before anything closes.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
@@ -159,18 +154,12 @@ describe('connections without a whole request', () => {
   });
   it('serve a request completed during the drain like any in flight: its answer, not a bare 503', async () => {
     fixture = await startGateway({ NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: '60000' });
-    const { hostname, port } = new URL(fixture.server.url);
     // A connection whose request is half sent when the signal comes (a keep-alive connection of a
     // load balancer sending its next request at that moment is the same case).
-    const late = net.connect(Number(port), hostname);
-    await new Promise((r) => late.once('connect', r));
-    late.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    const lateAnswer = new Promise<string>((resolve) => {
-      let text = '';
-      late.setEncoding('utf8').on('data', (c: string) => (text += c));
-      late.on('error', () => undefined);
-      late.once('close', () => resolve(text));
-    });
+    const { socket: late, closed: lateAnswer } = await halfSent(
+      fixture.server.url,
+      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+    );
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const held = partialPost(fixture.server.url, '/graphql', JSON.stringify({ query: '{ __typename }' }), {}, agent);
     await new Promise((r) => setTimeout(r, 300));

@@ -6,6 +6,24 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
+/**
+ * A connection to `url` that has written `start` (part of a request) and waits: `closed` resolves with
+ * everything the server sent once it closes the connection. Write the rest on `socket`.
+ */
+export async function halfSent(url: string, start: string): Promise<{ socket: net.Socket; closed: Promise<string> }> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise((r) => socket.once('connect', r));
+  socket.write(start);
+  const closed = new Promise<string>((resolve) => {
+    let text = '';
+    socket.setEncoding('utf8').on('data', (c: string) => (text += c));
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(text));
+  });
+  return { socket, closed };
+}
+
 /** An upgrade request for GET /graphql (graphql-ws subprotocol), with extra header lines. */
 export function upgradeRequest(host: string, headers: Record<string, string> = {}): string {
   const lines = [
