@@ -20,7 +20,7 @@ import {
 import { pollUntil } from '../helpers/poll';
 import { runScript, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { createApiKey } from '../helpers/test-app';
-import { refusingRedis, type RefusingRedis } from '../helpers/refusing-redis';
+import { refusingRedis, type FakeRedis } from '../helpers/refusing-redis';
 
 jest.setTimeout(180_000);
 
@@ -215,7 +215,7 @@ describeIf(replicationAvailable && Boolean(redisUrl), replicationAvailable ? NEE
     let b: ServerProcess;
     let writer: Record<string, string>;
     let categoryId: string;
-    let oomRedis: RefusingRedis | undefined;
+    let oomRedis: FakeRedis | undefined;
 
     beforeAll(async () => {
       pair = await startReplicatedPair({ applyDelayMs: APPLY_DELAY_MS });

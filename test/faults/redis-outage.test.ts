@@ -13,7 +13,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { pollUntil } from '../helpers/poll';
 import { describeIf, NEEDS_REDIS } from '../helpers/describe-if';
-import { refusingRedis, type RefusingRedis } from '../helpers/refusing-redis';
+import { refusingRedis, type FakeRedis } from '../helpers/refusing-redis';
 
 // A test starts a server on a new embedded database, which startServerProcess allows 180 s on a
 // loaded machine (a PostgreSQL run of every suite took a test past 120 s there, its server still starting).
@@ -87,7 +87,7 @@ describe('Redis unreachable from the start (REDIS_URL at a closed port)', () => 
 describe('Redis that answers PING but refuses every write (out of memory)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-redis-'));
   let server: ServerProcess;
-  let redis: RefusingRedis;
+  let redis: FakeRedis;
   afterAll(async () => {
     await server?.stop();
     redis?.close();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { freePort, runScript, startServerProcess } from '../helpers/server-process';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
+import { fakeRedis } from '../helpers/refusing-redis';
 
 jest.setTimeout(120_000);
 
@@ -326,37 +327,17 @@ describe('starting on a PostgreSQL that asks for a password DATABASE_URL does no
 });
 
 describe('starting with a REDIS_URL that names a database the Redis does not have', () => {
-  /** A Redis with the default 16 databases, written out (RESP): SELECT past 15 is refused. */
-  async function redis16(): Promise<net.Server> {
-    const server = net.createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        // Each command is an array of bulk strings: `*N`, then `$len` and the value, N times.
-        const lines = chunk.split('\r\n');
-        for (let i = 0; i < lines.length; i++) {
-          if (!lines[i]!.startsWith('*')) continue;
-          const args = Array.from({ length: Number(lines[i]!.slice(1)) }, (_, k) => lines[i + 2 + 2 * k] ?? '');
-          const command = args[0]!.toLowerCase();
-          if (command === 'info') {
-            const info = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
-            socket.write(`$${Buffer.byteLength(info)}\r\n${info}\r\n`);
-          } else if (command === 'select' && Number(args[1]) > 15) socket.write('-ERR DB index is out of range\r\n');
-          else socket.write('+OK\r\n');
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return server;
-  }
-
   // ioredis served the connection on database 0 after the refused SELECT: the counters went into
   // another database than the one configured while /readyz said `ok (redis)`.
   it('stops with one line naming REDIS_URL', async () => {
-    const server = await redis16();
+    // A Redis with the default 16 databases: SELECT past 15 is refused.
+    const server = await fakeRedis(([name, db]) =>
+      name === 'SELECT' && Number(db) > 15 ? '-ERR DB index is out of range\r\n' : undefined,
+    );
     try {
       const { code, lines } = await failedStart({
         PGLITE_DATA_DIR: path.join(tmp, 'redis-db'),
-        REDIS_URL: `redis://127.0.0.1:${portOf(server)}/99`,
+        REDIS_URL: `redis://127.0.0.1:${server.port}/99`,
       });
       expect(code).toBe(1);
       expect(lines).toEqual([
@@ -366,7 +347,7 @@ describe('starting with a REDIS_URL that names a database the Redis does not hav
       ]);
       noStack(lines);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      server.close();
     }
   });
 });
