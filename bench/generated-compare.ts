@@ -15,6 +15,15 @@
  * only ever slows a run or adds to its CPU time, so the best run is the closest to the shape's own
  * cost (as bench/sql-cpu.ts reads its figures). The 8 worst shapes by each ratio are then measured
  * again (as many rounds more) before the 5 worst are named, so that one burst does not name a shape.
+ *
+ * A closed loop makes each server's CPU per request depend on its own speed: PostgreSQL's backends
+ * (and the server's event loop) sleep between requests and pay a wake-up per request, which a slower
+ * server meets more often per second of work (measured: the same prepared statement costs a backend
+ * ~16 µs back to back, ~40 µs per request in the loop, and more the slower the loop). A shop's load
+ * is set by its traffic, not by the gateway's speed, so each shape is also measured *paced*: both
+ * targets sent the shape at one rate, `PACED_SHARE` of the slower one's closed-loop req/s (an open
+ * loop: request i leaves at i / rate, whatever the answers), `rounds` rounds alternating which goes
+ * first, and the CPU per request of each side at that equal load is the best of its rounds.
  * This is a sequential measure at low concurrency,
  * not a saturation run: its req/s is the inverse of the latency at `concurrency` in flight, on a
  * machine where the client, the server and PostgreSQL share the cores. A shape with a failed answer
@@ -33,6 +42,9 @@ import type { RequestSpec } from './workloads';
  * each connection's first use of it; the first requests of a document also parse, validate and plan.
  */
 const WARMUP_REQUESTS = 30;
+
+/** The paced rate, as a share of the slower target's closed-loop req/s for the shape. */
+const PACED_SHARE = 0.6;
 
 export interface CompareOptions {
   /** Milliseconds of measurement per shape, target and round (at least 10 requests). */
@@ -65,8 +77,26 @@ export interface ShapeResult {
   variables: Record<string, unknown>;
   t3: ShapeSide;
   t2: ShapeSide;
-  /** T3/T2: req/s (higher is better for T3), server and PostgreSQL CPU per request (lower is better). */
-  ratio: { rps: number; cpu: number; pgCpu: number | null; client: number };
+  /** Both targets at one offered rate (req/s): each one's server and PostgreSQL CPU per request. */
+  paced?: { rps: number; t3: PacedSide; t2: PacedSide };
+  /**
+   * T3/T2: req/s (higher is better for T3), server and PostgreSQL CPU per request (lower is better),
+   * closed loop; `pacedCpu`, `pacedPgCpu`: the same CPU ratios at one offered rate (when measured).
+   */
+  ratio: {
+    rps: number;
+    cpu: number;
+    pgCpu: number | null;
+    client: number;
+    pacedCpu?: number;
+    pacedPgCpu?: number | null;
+  };
+}
+
+/** One target's CPU per request for one shape at the paced rate (best of its rounds). */
+export interface PacedSide {
+  cpuMsPerReq: number;
+  pgCpuMsPerReq: number | null;
 }
 
 /** The distribution of one ratio over the shapes. */
@@ -103,6 +133,9 @@ export interface GeneratedComparison {
     cpu: Distribution | null;
     pgCpu: Distribution | null;
     client: Distribution | null;
+    /** At one offered rate per shape (absent when not measured). */
+    pacedCpu?: Distribution | null;
+    pacedPgCpu?: Distribution | null;
   };
   /** The 5 worst shapes for T3 by each ratio, with both documents. */
   worst: WorstShape[];
@@ -188,6 +221,38 @@ async function loop(send: Sender, spec: RequestSpec, ms: number, min: number, co
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return { requests: latencies.length, seconds: (performance.now() - started) / 1000, latencies, failure };
+}
+
+/**
+ * An open loop: request i leaves at `i / rate` seconds whatever the answers (at most the client's
+ * sockets in flight; the rest wait in its queue), for `ms` milliseconds and at least `min` requests.
+ * Timers fire at best every millisecond, so requests due together leave together: both targets get
+ * the same pattern.
+ */
+async function paced(send: Sender, spec: RequestSpec, rate: number, ms: number, min: number) {
+  const started = performance.now();
+  const total = Math.max(min, Math.round((rate * ms) / 1000));
+  const pending: Promise<void>[] = [];
+  let failure: string | undefined;
+  for (let i = 0; i < total && !failure;) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
+    for (; i < due; i++)
+      pending.push(
+        send(spec).then((r) => {
+          if (!r.ok) failure ??= r.detail;
+        }),
+      );
+    if (i < total) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(pending);
+  return { requests: pending.length, seconds: (performance.now() - started) / 1000, failure };
+}
+
+/** One paced run of one shape on one target. */
+interface PacedRun {
+  requests: number;
+  cpuMs: number;
+  pgMs: number | null;
 }
 
 /** One timed run of one shape on one target. */
@@ -289,6 +354,40 @@ export async function compareGenerated(
     }
   }
 
+  /** Paced runs of every shape still measured, by shape index: the offered rate and each side's runs. */
+  const pacedOf = new Map<number, { rps: number; T3: PacedRun[]; T2: PacedRun[] }>();
+
+  /** `options.rounds` rounds of one shape on both targets at one offered rate (module comment). */
+  async function measurePaced(shape: GeneratedShape, n: number, rps: number): Promise<void> {
+    const runs = { rps, T3: [] as PacedRun[], T2: [] as PacedRun[] };
+    for (let round = 0; round < options.rounds; round++) {
+      const order: ('T3' | 'T2')[] = (n + round) % 2 ? ['T2', 'T3'] : ['T3', 'T2'];
+      for (const id of order) {
+        const target = id === 'T3' ? t3 : t2;
+        const spec = id === 'T3' ? shape.spec : shape.peer!.spec;
+        const { send } = clients[id];
+        await loop(send, spec, 0, 4, options.concurrency);
+        const before = await target.stats();
+        const pgBefore = (await pgCpu?.sample()) ?? null;
+        const r = await paced(send, spec, rps, options.ms, 10);
+        const pgAfter = (await pgCpu?.sample()) ?? null;
+        const after = await target.stats();
+        if (r.failure) return; // answered alike before: a failure now leaves the shape's paced figures out
+        runs[id].push({
+          requests: r.requests,
+          cpuMs: (after.cpuMicros - before.cpuMicros) / 1000,
+          pgMs: pgCpuMsBetween(pgBefore, pgAfter),
+        });
+      }
+    }
+    pacedOf.set(shape.index, runs);
+  }
+
+  const pacedSide = (runs: PacedRun[]): PacedSide => ({
+    cpuMsPerReq: Math.min(...runs.map((r) => r.cpuMs / r.requests)),
+    pgCpuMsPerReq: runs.every((r) => r.pgMs !== null) ? Math.min(...runs.map((r) => r.pgMs! / r.requests)) : null,
+  });
+
   const results = (): ShapeResult[] =>
     shapes.flatMap((shape) => {
       const runs = runsOf.get(shape.index);
@@ -296,6 +395,15 @@ export async function compareGenerated(
       const a = side(runs.T3);
       const b = side(runs.T2);
       const pgCpu = a.pgCpuMsPerReq === null || b.pgCpuMsPerReq === null ? null : a.pgCpuMsPerReq / b.pgCpuMsPerReq;
+      const p = pacedOf.get(shape.index);
+      const paced = p && { rps: p.rps, t3: pacedSide(p.T3), t2: pacedSide(p.T2) };
+      const pacedRatio = paced && {
+        pacedCpu: paced.t3.cpuMsPerReq / paced.t2.cpuMsPerReq,
+        pacedPgCpu:
+          paced.t3.pgCpuMsPerReq === null || paced.t2.pgCpuMsPerReq === null
+            ? null
+            : paced.t3.pgCpuMsPerReq / paced.t2.pgCpuMsPerReq,
+      };
       return [
         {
           index: shape.index,
@@ -304,11 +412,13 @@ export async function compareGenerated(
           variables: shape.variables,
           t3: a,
           t2: b,
+          ...(paced && { paced }),
           ratio: {
             rps: a.rps / b.rps,
             cpu: a.cpuMsPerReq / b.cpuMsPerReq,
             pgCpu,
             client: a.clientCpuMsPerReq / b.clientCpuMsPerReq,
+            ...pacedRatio,
           },
         },
       ];
@@ -324,6 +434,7 @@ export async function compareGenerated(
       .sort((x, y) => badness[metric](y)! - badness[metric](x)!)
       .slice(0, k);
 
+  const byIndex = new Map(shapes.map((s) => [s.index, s]));
   let perShape: ShapeResult[];
   try {
     for (const [n, shape] of shapes.entries()) {
@@ -337,12 +448,21 @@ export async function compareGenerated(
     const again = new Set((['rps', 'cpu', 'pgCpu'] as const).flatMap((m) => worstOf(first, m, 8).map((r) => r.index)));
     log(`${db} WG: measuring the ${again.size} worst candidates again`);
     for (const [n, shape] of shapes.entries()) if (again.has(shape.index)) await measureShape(shape, n + 1);
+    log(`${db} WG: every shape again, both targets at one offered rate (${PACED_SHARE} of the slower's req/s)`);
+    for (const [n, r] of results().entries()) {
+      const shape = byIndex.get(r.index)!;
+      await measurePaced(shape, n, PACED_SHARE * Math.min(r.t3.rps, r.t2.rps));
+    }
     perShape = results();
   } finally {
     clients.T3.close();
     clients.T2.close();
   }
-  const byIndex = new Map(shapes.map((s) => [s.index, s]));
+  const pacedDistribution = (key: 'pacedCpu' | 'pacedPgCpu') => {
+    // Shapes without paced figures (a failed answer then, or no /proc for PostgreSQL) are left out.
+    const xs = perShape.map((r) => r.ratio[key]).filter((x): x is number => typeof x === 'number');
+    return xs.length ? distribution(xs, false) : null;
+  };
   const worstBy = (metric: WorstShape['metric']): WorstShape[] =>
     worstOf(perShape, metric, 5).map((r) => {
       const s = byIndex.get(r.index)!;
@@ -377,6 +497,8 @@ export async function compareGenerated(
         perShape.map((r) => r.ratio.client),
         false,
       ),
+      pacedCpu: pacedDistribution('pacedCpu'),
+      pacedPgCpu: pacedDistribution('pacedPgCpu'),
     },
     worst: [...worstBy('rps'), ...worstBy('pgCpu'), ...worstBy('cpu')],
     perShape,

@@ -258,6 +258,12 @@ const RATIO_ROWS: { key: 'rps' | 'cpu' | 'pgCpu'; label: string; good: string }[
  */
 const CLIENT_ROW = { key: 'client', label: 'bench client CPU per request (no goal)', good: '≤ 1' } as const;
 
+/** Both targets sent each shape at one rate (generated-compare.ts): CPU per request at equal load. */
+const PACED_ROWS = [
+  { key: 'pacedCpu', label: 'server CPU per request, both at one offered rate', good: '≤ 1' },
+  { key: 'pacedPgCpu', label: 'PostgreSQL CPU per request, both at one offered rate', good: '≤ 1' },
+] as const;
+
 /**
  * WG shape by shape (generated-compare.ts): the distribution over shapes of the per-shape ratios
  * T3/T2, the skipped and differing shapes by reason, and the worst shapes by number.
@@ -285,8 +291,9 @@ export function generatedMarkdown(c: GeneratedComparison, g: GeneratedWorkload |
   }
   lines.push('| T3/T2 per shape | min | p10 | p25 | median | p75 | p90 | max | geomean | T3 at least as good |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const row of [...RATIO_ROWS, CLIENT_ROW]) {
+  for (const row of [...RATIO_ROWS, CLIENT_ROW, ...PACED_ROWS]) {
     const d = c.distribution[row.key];
+    if (!d && (row.key === 'pacedCpu' || row.key === 'pacedPgCpu')) continue; // an earlier run's record
     if (!d) {
       lines.push(`| ${row.label} | – | – | – | – | – | – | – | – | – |`);
       continue;
@@ -341,6 +348,11 @@ export function generatedWorstMarkdown(
       lines.push('');
       lines.push(`- T3: ${side(w.t3)}`);
       lines.push(`- T2: ${side(w.t2)}`);
+      if (w.paced)
+        lines.push(
+          `- both at ${f(w.paced.rps, 0)} req/s: server CPU-ms/req T3 ${f(w.paced.t3.cpuMsPerReq, 3)}, T2 ${f(w.paced.t2.cpuMsPerReq, 3)}; ` +
+            `PostgreSQL CPU-ms/req T3 ${f(w.paced.t3.pgCpuMsPerReq, 3)}, T2 ${f(w.paced.t2.pgCpuMsPerReq, 3)}`,
+        );
       lines.push('');
       lines.push('```graphql');
       lines.push(pretty(w.query));
