@@ -19,6 +19,7 @@ import { requestLogStep } from '../http/request-log';
 import { traceResolvers } from './graphql-tracing';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 import { requestStepsPlugin, type RequestStep } from '../common/graphql/request-steps';
+import { emptyOperationNameStep } from '../common/graphql/get-parameters';
 import { createDocumentStore } from '../common/graphql/document-store';
 
 /**
@@ -98,6 +99,7 @@ export async function createApollo(
       ...(trustedDocuments ? [trustedDocuments.apolloPlugin()] : []),
       // The service's own request hooks, in this order, as one plugin (src/common/graphql/request-steps.ts).
       requestStepsPlugin<GraphQLContext>([
+        emptyOperationNameStep(),
         errorReportingStep,
         wellFormedVariablesStep(config.limits.inputDepth),
         limits.step,

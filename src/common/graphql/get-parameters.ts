@@ -7,6 +7,8 @@
  * Apollo runs: each reading of its own once let a request be filed under another's cache key, or
  * run an unlisted document past `TRUSTED_DOCUMENTS=enforce`.
  */
+import type { RequestStep } from './request-steps';
+
 export const GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions', 'documentId'] as const;
 export type GetParameter = (typeof GET_PARAMETERS)[number];
 
@@ -27,7 +29,21 @@ export function readGetParameters(url: string): GetParameters {
   for (const name of GET_PARAMETERS) {
     const all = params.getAll(name);
     if (all.length > 1) return { ok: false, problem: `The ${name} search parameter may only be specified once` };
-    if (all.length === 1) values[name] = all[0]!;
+    // An empty operationName is no operationName (emptyOperationNameStep, below).
+    if (all.length === 1 && !(name === 'operationName' && all[0] === '')) values[name] = all[0]!;
   }
   return { ok: true, values };
+}
+
+/**
+ * "Setting the value of the operationName parameter to the empty string is equivalent to omitting
+ * the operationName parameter" (GraphQL over HTTP, GET). Apollo read `operationName=` as the name
+ * `""`: 400 `Unknown operation named ""` for a document it could run, and 400, not 405, for a
+ * mutation. This step, the first of the service's request steps, removes it before Apollo chooses
+ * the operation, as `readGetParameters` leaves it out for the checks that run before Apollo.
+ */
+export function emptyOperationNameStep<C extends object>(): RequestStep<C> {
+  return (rc) => {
+    if (rc.request.operationName === '' && rc.request.http?.method === 'GET') rc.request.operationName = undefined;
+  };
 }
