@@ -66,9 +66,11 @@ import {
   type ExecutionResult,
   type GraphQLInputType,
   type FieldNode,
+  type FragmentDefinitionNode,
   type FragmentSpreadNode,
   type InlineFragmentNode,
   type OperationDefinitionNode,
+  type SelectionNode,
   type TypeNode,
   type ValueNode,
   type VariableDefinitionNode,
@@ -291,6 +293,12 @@ export class JitGateway implements GatewayInterface {
     // Introspection must describe the public schema: graphql-jit would answer `__schema` from the
     // schema it compiles against, which holds the internal PRE_COERCED scalar (issue 11 item 4).
     if (selectsIntrospection(document, operation)) return { kind: 'graphql-js', reason: 'introspection' };
+    // graphql-jit queues every root field of a mutation and runs them all, nulling `data` only
+    // afterwards; graphql-js runs none after a field that failed and nulled the data (every Mutation
+    // field is non-null), so a write after it would run unseen by the client.
+    if (operation.operation === 'mutation' && rootResponseKeys(document, operation, excluded) > 1) {
+      return { kind: 'graphql-js', reason: 'a mutation of several fields (graphql-js stops at the first that fails)' };
+    }
     try {
       const { document: jitDocument, literals } = prepareForJit(this.schema, document, operation, excluded);
       const compiled = compileQuery(this.jitSchema, jitDocument, operation.name?.value);
@@ -302,6 +310,30 @@ export class JitGateway implements GatewayInterface {
       return { kind: 'graphql-js', reason: error instanceof Error ? error.message : String(error) };
     }
   }
+}
+
+/** How many response keys the root selection of `operation` has, without the selections in `excluded`. */
+function rootResponseKeys(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  excluded: ReadonlySet<ASTNode> | undefined,
+): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const keys = new Set<string>();
+  const walk = (selections: readonly SelectionNode[]) => {
+    for (const s of selections) {
+      if (excluded?.has(s)) continue;
+      if (s.kind === Kind.FIELD) keys.add((s.alias ?? s.name).value);
+      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
+      else {
+        const fragment = fragments.get(s.name.value);
+        if (fragment) walk(fragment.selectionSet.selections);
+      }
+    }
+  };
+  walk(operation.selectionSet.selections);
+  return keys.size;
 }
 
 /** An operation's entry before any compilation: its conditioned selections, read once. */

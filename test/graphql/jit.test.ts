@@ -141,6 +141,31 @@ describe('graphql-jit execution', () => {
     });
   });
 
+  it('runs no mutation field after one that failed and nulled the data, as graphql-js does', async () => {
+    // Every Mutation field is non-null: when one fails, `data` is null and graphql-js executes none
+    // of the fields after it. A write that ran anyway would be invisible to the client.
+    const pet = await makePet(jit, { stock: 3 });
+    const quantity = () => jit.db.prisma.inventoryItem.findUniqueOrThrow({ where: { petId: pet.id } });
+    const request = (n: number) => ({
+      query: `mutation Serial {
+        missing: updateInventory(petId: "999999999", input: { quantity: 1 }) { quantity }
+        after: updateInventory(petId: "${pet.id}", input: { quantity: ${n} }) { quantity }
+        ...Later
+      }
+      fragment Later on Mutation { later: updateInventory(petId: "${pet.id}", input: { quantity: ${n + 1} }) { quantity } }`,
+    });
+    const [a, b] = [await post(jit, request(7)), await post(js, request(7))];
+    expect(a.json()).toEqual({ data: null, errors: [expect.objectContaining({ path: ['missing'] })] });
+    expect(comparable(a)).toEqual(comparable(b));
+    expect((await quantity()).quantity).toBe(3);
+    // A mutation of one field still runs compiled.
+    const single = await post(jit, {
+      query: `mutation { updateInventory(petId: "${pet.id}", input: { quantity: 4 }) { quantity } }`,
+    });
+    expect(single.json()).toEqual({ data: { updateInventory: { quantity: 4 } } });
+    expect(compile.mock.results.at(-1)!.value).toMatchObject({ kind: 'jit' });
+  });
+
   it('compiles an operation once and reuses it for the same query text', async () => {
     const query = 'query Reused($first: Int) { pets(first: $first) { nodes { id } } }';
     for (const first of [1, 2, 3]) {
