@@ -3,10 +3,12 @@
  * the read scope, the request id, span names, the request log, `Connection: close` while shutting
  * down, the error and not-found handlers, and the body types accepted.
  */
+import { isAscii } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AppError, BadRequestError, ErrorCode } from '../errors/app-error';
 import { registerErrorHandlers } from './errors';
 import type { RequestReadScopes } from './read-scope';
 import { registerRequestLog } from './request-log';
@@ -77,6 +79,45 @@ async function httpBasics(app: FastifyInstance, { requestTimeoutMs, readScope, t
   // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (docs/clients.md):
   // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
   app.removeContentTypeParser('text/plain');
+  utf8JsonBodies(app);
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii']);
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * JSON bodies are UTF-8 (RFC 8259; GraphQL over HTTP: "encoded with UTF-8"). Fastify decoded any
+ * body as UTF-8, replacing each byte that is not with U+FFFD and ignoring the charset the request
+ * named: a name sent in Latin-1 was stored as "Caf\uFFFD", with 200. Now a body that is not UTF-8
+ * is 400 BAD_REQUEST, and one that names another charset and is not plain ASCII 415
+ * UNSUPPORTED_MEDIA_TYPE, before anything runs; the JSON is then parsed as Fastify parses it (its
+ * own parser, the same prototype-poisoning checks).
+ */
+function utf8JsonBodies(app: FastifyInstance): void {
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    // Plain ASCII reads the same in every charset a client names for JSON (a legacy client's
+    // `charset=ISO-8859-1` over ASCII bytes was, and is, served); other bytes would read otherwise.
+    if (charset !== undefined && !UTF8_NAMES.has(charset) && !isAscii(body as Buffer)) {
+      const message =
+        `Unsupported Media Type: charset "${charset}" is not accepted; ` +
+        'send the body as JSON in UTF-8 ("Content-Type: application/json")';
+      done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, message), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      done(new BadRequestError('The request body is not valid UTF-8'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
 }
 
 /**

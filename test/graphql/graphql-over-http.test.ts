@@ -50,4 +50,61 @@ describe('GraphQL over HTTP', () => {
       expect(empty.json().errors[0].extensions).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
     });
   });
+
+  describe('the encoding of a POST body', () => {
+    // "A server MUST support POST requests encoded with the application/json media type ... encoded
+    // with UTF-8": bytes that are not UTF-8 are not read as something else.
+    const create = (name: Buffer, contentType: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': contentType, ...ACCEPT, ...t.admin },
+        payload: Buffer.concat([
+          Buffer.from('{"query":"mutation { createCategory(input: { name: \\"'),
+          name,
+          Buffer.from('\\" }) { name } }"}'),
+        ]),
+      });
+    const latin1 = (text: string) => Buffer.from(text, 'latin1');
+    const utf8 = (text: string) => Buffer.from(text, 'utf8');
+
+    it('refuses bytes that are not UTF-8 with 400, and writes nothing', async () => {
+      const res = await create(latin1('Café crème'), 'application/json');
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        errors: [{ message: expect.stringContaining('UTF-8'), extensions: { code: 'BAD_REQUEST', status: 400 } }],
+      });
+      expect(await t.db.prisma.category.count({ where: { name: { startsWith: 'Caf' } } })).toBe(0);
+    });
+
+    it('refuses a charset other than UTF-8 with 415, naming it, where the bytes would read otherwise', async () => {
+      const res = await create(latin1('Crème'), 'application/json; charset=iso-8859-1');
+      expect(res.statusCode).toBe(415);
+      expect(res.json().errors[0]).toEqual({
+        message: expect.stringContaining('iso-8859-1'),
+        extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
+      });
+      expect(await t.db.prisma.category.count({ where: { name: { startsWith: 'Cr' } } })).toBe(0);
+    });
+
+    it('serves plain ASCII whatever charset it names, as every charset reads it the same', async () => {
+      const res = await create(latin1('Creme'), 'application/json; charset=ISO-8859-1');
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 200,
+        body: { data: { createCategory: { name: 'Creme' } } },
+      });
+    });
+
+    it.each(['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"'])(
+      'reads UTF-8 as before (%s)',
+      async (contentType) => {
+        const name = `Thé ${contentType.length} 🐹`;
+        const res = await create(utf8(name), contentType);
+        expect({ status: res.statusCode, body: res.json() }).toEqual({
+          status: 200,
+          body: { data: { createCategory: { name } } },
+        });
+      },
+    );
+  });
 });
