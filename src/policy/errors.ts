@@ -42,6 +42,11 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
   ['provided sha does not match query', { code: ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, status: 400 }],
   ['Unsupported persisted query version', { code: ErrorCode.BAD_REQUEST, status: 400 }],
   ['GET requests only support query operations', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
+  // A GET with a body type (`Content-Type: text/plain`): Apollo's 415, which it labelled BAD_REQUEST 400.
+  [
+    'GET requests may not have a content-type header other than application/json',
+    { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, status: 415 },
+  ],
   // OPTIONS /graphql that is no CORS preflight (the CORS plugin answers those): Apollo's 405.
   ['Apollo Server supports only GET/POST requests', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
   [

@@ -51,6 +51,16 @@ describe('GraphQL over HTTP', () => {
     });
   });
 
+  it('answers a GET with a Content-Type other than JSON 415, and says 415 in extensions too', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?${new URLSearchParams({ query: '{ __typename }' })}`,
+      headers: { ...ACCEPT, 'content-type': 'text/plain' },
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().errors[0].extensions).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
+  });
+
   describe('the encoding of a POST body', () => {
     // "A server MUST support POST requests encoded with the application/json media type ... encoded
     // with UTF-8": bytes that are not UTF-8 are not read as something else.
