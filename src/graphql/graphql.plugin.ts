@@ -112,7 +112,8 @@ async function buildPolicy(app: FastifyInstance, options: GraphQLEndpointOptions
         createPointsStore(rateLimit.windowMs, options.limiter.redis, `${rateLimit.redisPrefix}cost:`),
         limits,
         schema,
-        trustedDocuments ? (operation) => trustedDocuments.listedDocument(operation) : undefined,
+        trustedDocuments ? (operation) => trustedDocuments.listedDocument(operation) : () => null,
+        { inputDepth: options.limits.inputDepth, introspection: graphql.introspection },
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);

@@ -12,8 +12,8 @@
  *   replaces execution when the charge is refused. An operation refused by those checks spends nothing.
  * - a batch: as a whole, in the route's preHandler, before any of its operations starts (Apollo runs
  *   them concurrently, so one refused halfway would leave the others run): the sum of the costs of
- *   the operations that will run (those validation, the cost limit, the scope table and variable
- *   coercion let through). A trusted document named by its hash (`documentId`, `persistedQuery`)
+ *   the operations that will run (those validation, the well-formed variables check, the cost limit,
+ *   the WebSocket-only check of subscriptions, the scope table and variable coercion let through). A trusted document named by its hash (`documentId`, `persistedQuery`)
  *   is costed by its listed copy, which is what runs (issue 28, item 2: a batch of hashes was
  *   charged nothing); an automatic persisted
  *   query's hash, whose text only Apollo's cache knows, is charged by the plugin when Apollo found it.
@@ -30,6 +30,7 @@ import type { FastifyRequest } from 'fastify';
 import {
   GraphQLError,
   getOperationAST,
+  NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
   validate,
@@ -47,6 +48,8 @@ import type { BatchCharge, GraphQLContext } from '../modules/context';
 import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { operationRefusal } from './operation-access';
+import { variablesError } from './well-formed';
+import { overHttpRefusal } from '../subscriptions/subscription-operation';
 
 /** What every answer reports in `extensions.cost`. */
 export interface CostStatus {
@@ -119,6 +122,16 @@ interface Costing {
   schema: GraphQLSchema;
   /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
   listedDocument: (operation: unknown) => DocumentNode | null;
+  /** What else refuses an operation before it runs: GRAPHQL_MAX_INPUT_DEPTH, GRAPHQL_INTROSPECTION. */
+  checks: BatchChecks;
+}
+
+/** The settings of the checks Apollo's pipeline runs besides the limits (src/graphql/apollo.ts). */
+export interface BatchChecks {
+  /** GRAPHQL_MAX_INPUT_DEPTH: variables nested deeper are refused (well-formed.ts). */
+  inputDepth: number;
+  /** GRAPHQL_INTROSPECTION: when off, Apollo's validation refuses `__schema` and `__type`. */
+  introspection: boolean;
 }
 
 /**
@@ -136,7 +149,7 @@ function persistedQueryRefused(query: string, extensions: unknown): boolean {
 function batchOperationPoints(
   piece: unknown,
   caller: Caller | null,
-  { limits, schema, listedDocument }: Costing,
+  { limits, schema, listedDocument, checks }: Costing,
 ): number {
   if (typeof piece !== 'object' || piece === null) return 0;
   const { query, variables, operationName, extensions } = piece as Record<string, unknown>;
@@ -158,13 +171,20 @@ function batchOperationPoints(
   const name = typeof operationName === 'string' ? operationName : null;
   const operation = getOperationAST(document, name);
   if (!operation) return 0;
-  // Validation (graphql-js's rules and the depth, aliases and directives limits, as Apollo runs them)
-  // refuses before anything runs: such an operation was charged its cost as written. A listed
-  // document was validated when the list was read.
-  if (!listed && validate(schema, document, [...specifiedRules, ...limits.validationRules], { maxErrors: 1 }).length) {
-    return 0;
-  }
+  // Validation (graphql-js's rules, the depth, aliases and directives limits, and without
+  // introspection Apollo's rule refusing it, as Apollo runs them) refuses before anything runs. A
+  // listed document was validated when the list was read.
+  const rules = [
+    ...specifiedRules,
+    ...limits.validationRules,
+    ...(checks.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+  ];
+  if (!listed && validate(schema, document, rules, { maxErrors: 1 }).length) return 0;
+  // Then Apollo's request steps, in their order (apollo.ts): each refuses the operation before it
+  // runs, so it is not charged (they were, while the answer said `requested: 0`).
+  if (variablesError(vars, checks.inputDepth)) return 0;
   if (!listed && limits.costError(schema, document, vars)) return 0;
+  if (overHttpRefusal(operation)) return 0;
   if (operationRefusal(schema, document, operation, caller, vars)) return 0;
   if (variablesRefused(schema, operation, vars)) return 0;
   return pointsFor(limits.operationCost(schema, document, vars, name));
@@ -235,7 +255,8 @@ export function createCostBudget(
   limits: GraphQLLimits,
   schema: GraphQLSchema,
   /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
-  listedDocument: (operation: unknown) => DocumentNode | null = () => null,
+  listedDocument: (operation: unknown) => DocumentNode | null,
+  checks: BatchChecks,
 ): CostBudget {
   const budgetOf = (caller: Caller | null): number => {
     let budget = settings.points;
@@ -261,7 +282,7 @@ export function createCostBudget(
         );
     return { status, refused };
   };
-  const costing: Costing = { limits, schema, listedDocument };
+  const costing: Costing = { limits, schema, listedDocument, checks };
 
   return {
     budgetOf,

@@ -65,7 +65,7 @@ import { formatErrorFor } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
-import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
+import { checkSubscription, gqlError, overHttpRefusal, type OperationChecks } from './subscription-operation';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 import { pointsFor, type CostBudget } from '../policy/cost-budget';
 
@@ -560,12 +560,8 @@ export const subscriptionsPlugin = fp(
  */
 const subscriptionsOverHttp: RequestStepListener<GraphQLContext> = {
   didResolveOperation(rc) {
-    if (rc.operation?.operation !== 'subscription') return;
-    throw apolloError(
-      new BadRequestError(
-        'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
-      ),
-    );
+    const refused = rc.operation ? overHttpRefusal(rc.operation) : null;
+    if (refused) throw apolloError(refused);
   },
 };
 export const subscriptionsOverHttpStep: RequestStep<GraphQLContext> = () => subscriptionsOverHttp;

@@ -272,4 +272,33 @@ describe('what a client cannot leave out of its charge (issue 28, items 2 and 3)
     expect(nodesDefaulted.body.extensions.cost.requested).toBe(nodesSent.body.extensions.cost.requested);
     expect(nodesDefaulted.body.extensions.cost.requested).toBeGreaterThan(50);
   });
+
+  it('charges a batch nothing for an operation a check refuses before it runs', async () => {
+    const url = gateway.server.url;
+    const remaining = async (): Promise<number> =>
+      (await post(url, { query: '{ __typename }' }, gateway.admin)).body.extensions.cost.remaining;
+    // 1,738 points each, were they run; each is refused by a check of Apollo's pipeline instead.
+    const page = 'pets(first: 100) { nodes { id name category { name } } }';
+    const tooDeep = JSON.parse('['.repeat(40) + ']'.repeat(40));
+    const before = await remaining();
+    const batch = await post(
+      url,
+      [
+        { query: 'subscription { stockChanged { petId quantity pet { name } } }' }, // WebSocket only
+        { query: `{ ${page} }`, variables: { unused: tooDeep } }, // GRAPHQL_MAX_INPUT_DEPTH
+        { query: `{ __schema { queryType { name } } ${page} }` }, // introspection is off in production
+      ],
+      gateway.admin,
+    );
+    expect(batch.status).toBe(200);
+    expect(batch.body.map((r: any) => r.data ?? null)).toEqual([null, null, null]);
+    expect(batch.body.map((r: any) => r.errors[0].extensions.code)).toEqual([
+      'BAD_REQUEST',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+    ]);
+    expect(batch.body.map((r: any) => r.extensions.cost.requested)).toEqual([0, 0, 0]);
+    // Nothing ran and nothing was spent: only the probe's point is gone (all three were charged).
+    expect(await remaining()).toBe(before - 1);
+  });
 });
