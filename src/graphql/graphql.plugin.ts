@@ -229,7 +229,10 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
     tracing.enabled ? traceGraphQLHandler(graphqlHandler) : graphqlHandler,
     options,
   );
-  app.route({ ...route, method: ['POST', 'OPTIONS'] });
+  // POST only: an OPTIONS that is no CORS preflight (the CORS plugin answers those) is the app's 405,
+  // like any method /graphql does not serve. Routed here, it went through the checks above, and a
+  // batch in its body was counted and charged to the cost budget for Apollo's 405.
+  app.route({ ...route, method: 'POST' });
   // @fastify/websocket takes WebSocket upgrades on GET routes only.
   app.route({
     ...route,

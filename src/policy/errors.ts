@@ -47,8 +47,6 @@ const REQUEST_ERRORS_BY_MESSAGE: [prefix: string, mapped: { code: ErrorCode; sta
     'GET requests may not have a content-type header other than application/json',
     { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, status: 415 },
   ],
-  // OPTIONS /graphql that is no CORS preflight (the CORS plugin answers those): Apollo's 405.
-  ['Apollo Server supports only GET/POST requests', { code: ErrorCode.METHOD_NOT_ALLOWED, status: 405 }],
   [
     "An 'accept' header was provided for this request which does not accept",
     { code: ErrorCode.NOT_ACCEPTABLE, status: 406 },

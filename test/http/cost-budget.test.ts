@@ -301,4 +301,22 @@ describe('what a client cannot leave out of its charge (issue 28, items 2 and 3)
     // Nothing ran and nothing was spent: only the probe's point is gone (all three were charged).
     expect(await remaining()).toBe(before - 1);
   });
+
+  it('charges nothing for a batch sent with a method that runs nothing (OPTIONS)', async () => {
+    const url = gateway.server.url;
+    const remaining = async (): Promise<number> =>
+      (await post(url, { query: '{ __typename }' }, gateway.admin)).body.extensions.cost.remaining;
+    const page = '{ pets(first: 100) { nodes { id name category { name } } } }'; // 1,738 points
+    const before = await remaining();
+    const res = await fetch(`${url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { 'content-type': 'application/json', ...gateway.admin },
+      body: JSON.stringify([{ query: page }, { query: page }]),
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(((await res.json()) as any).errors[0].extensions).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    // Only the probe's point is gone (the 405 was charged 3,476 points).
+    expect(await remaining()).toBe(before - 1);
+  });
 });
