@@ -20,6 +20,7 @@ import Negotiator from 'negotiator';
 import type { Explorer } from '../config';
 import { AppError, ErrorCode } from '../errors/app-error';
 import { EXPLORER_OFF_MESSAGE } from '../policy/errors';
+import { acceptsGraphqlAnswer } from '../http/errors';
 
 /** Where the explorer's files are served from. */
 export const EXPLORER_ASSETS = '/explorer/';
@@ -175,4 +176,21 @@ export async function explorerOffNotice(request: FastifyRequest): Promise<void> 
     'text/html',
   ]);
   if (preferred === 'text/html') throw new AppError(ErrorCode.NOT_ACCEPTABLE, 406, EXPLORER_OFF_MESSAGE);
+}
+
+/**
+ * /graphql's first check (POST and GET): a request whose Accept allows no GraphQL answer (neither
+ * JSON nor application/graphql-response+json) is the 406 NOT_ACCEPTABLE Apollo gives it, but before
+ * anything runs. Apollo chooses the answer's type after executing the operation: a mutation was done
+ * and answered 406, as if refused, and a batch was counted and charged. A GET that may get the
+ * explorer page (on, and HTML accepted) is left to Apollo, which runs nothing for it.
+ */
+export function unacceptableAnswer(explorerOn: boolean) {
+  return async function refuseUnacceptable(request: FastifyRequest): Promise<void> {
+    const accept = request.headers.accept;
+    if (request.headers.upgrade || acceptsGraphqlAnswer(accept)) return;
+    if (request.method === 'GET' && explorerOn && new Negotiator({ headers: { accept } }).mediaType(['text/html']))
+      return;
+    throw new AppError(ErrorCode.NOT_ACCEPTABLE, 406, EXPLORER_OFF_MESSAGE);
+  };
 }

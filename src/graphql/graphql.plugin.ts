@@ -28,7 +28,7 @@ import { subscriptionsPlugin, type SubscriptionsOptions } from '../subscriptions
 import { reportOpenSubscriptions, type Metrics } from '../telemetry/metrics';
 import { createApollo } from './apollo';
 import { cachePolicyStep } from './cache-policy';
-import { explorerOffNotice, registerExplorerAssets } from './explorer';
+import { explorerOffNotice, registerExplorerAssets, unacceptableAnswer } from './explorer';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql-tracing';
 import { readRoutingPlugin } from './read-routing.plugin';
 import { createGraphQLCache, type GraphQLCache } from './response-cache';
@@ -190,6 +190,8 @@ function graphqlRoute(
     // documents on, each operation is checked against the list before any is parsed; with a cost
     // budget, the batch is charged as a whole before any operation runs (cost-budget.ts).
     preHandler: [
+      // First: a request that accepts no GraphQL answer runs nothing (Apollo finds out after running it).
+      unacceptableAnswer(graphql.landingPage),
       batchGuard(graphql.batchMax, limiter),
       ...(trustedDocuments ? [trustedDocuments.guard] : []),
       ...(costBudget ? [costBudget.chargeBatch] : []),

@@ -88,6 +88,14 @@ export function graphqlMediaType(accept: string | undefined): string {
   return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
 }
 
+/** Every type Apollo Server may answer an operation with (the same function of ApolloServer.ts). */
+const ANSWER_TYPES = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE, 'application/json; callbackSpec=1.0; charset=utf-8'];
+
+/** Whether `Accept` allows one of them; when it does not, Apollo answers 406 NOT_ACCEPTABLE. */
+export function acceptsGraphqlAnswer(accept: string | undefined): boolean {
+  return !accept || new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) !== undefined;
+}
+
 /** The GraphQL endpoint's own URL (its query string aside): `/graphql/` or `/graphqlx` are other paths. */
 const isGraphqlPath = (url: string): boolean => routerPath(url) === '/graphql';
 

@@ -27,6 +27,39 @@ describe('malformed and oversized requests', () => {
   const post = (url: string, payload: string, headers: Record<string, string> = json) =>
     t.app.inject({ method: 'POST', url, payload, headers });
 
+  // Apollo negotiates the answer's type after executing the operation: a mutation was done, then
+  // answered 406 as if refused, and a client retrying it did it twice.
+  it('refuses a request whose Accept allows no GraphQL answer before anything runs: the mutation is not done', async () => {
+    const admin = await createApiKey(t, ['admin']);
+    const mutation = { query: 'mutation { createCategory(input: { name: "Unaccepted" }) { id } }' };
+    for (const accept of ['application/xml', 'text/html']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { ...json, ...admin, accept },
+        payload: [mutation, mutation].slice(accept === 'text/html' ? 1 : 0),
+      });
+      expect([accept, res.statusCode]).toEqual([accept, 406]);
+      expect(res.json().errors[0]).toMatchObject({
+        message: expect.stringMatching(/answers GraphQL as application\/json or application\/graphql-response\+json/),
+        extensions: { code: 'NOT_ACCEPTABLE', status: 406 },
+      });
+    }
+    const overGet = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('{ __typename }')}`,
+      headers: { accept: 'application/xml' },
+    });
+    expect(overGet.statusCode).toBe(406);
+    const read = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: json,
+      payload: { query: '{ categories(first: 100) { nodes { name } } }' },
+    });
+    expect(read.json().data.categories.nodes.map((c: { name: string }) => c.name)).not.toContain('Unaccepted');
+  });
+
   it.each([
     ['invalid JSON', '{"query": "{ pets { totalCount } }"', json],
     ['no query', '{"variables":{}}', json],
