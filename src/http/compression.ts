@@ -35,6 +35,8 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     global: true,
     threshold: COMPRESSION_THRESHOLD,
     encodings: ENCODINGS,
-    // Request bodies are not decompressed: clients send small JSON.
+    // Request bodies sent with Content-Encoding gzip, deflate or br are decompressed too (its
+    // defaults): BODY_LIMIT_BYTES holds the decompressed size (a bomb is 413 as soon as it passes the
+    // limit), a body that does not decompress is 400, another encoding 415 (test/http/limits.test.ts).
   });
 }

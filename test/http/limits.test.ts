@@ -3,6 +3,7 @@
  * complexity limits, the in-memory rate limit, security headers, and logs without credentials.
  */
 import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 import { getIntrospectionQuery } from 'graphql';
 import { createApiKey, createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -101,6 +102,52 @@ describe('malformed and oversized requests', () => {
     const res = await post('/graphql', big);
     expect(res.statusCode).toBe(413);
     expect(res.json().errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+  });
+
+  it('reads a compressed body (gzip, deflate, br), holds its decompressed size to the limit, and refuses a broken or unknown one', async () => {
+    const body = JSON.stringify({ query: '{ categories(first: 1) { nodes { id } } }' });
+    const encoded = { gzip: zlib.gzipSync(body), deflate: zlib.deflateSync(body), br: zlib.brotliCompressSync(body) };
+    for (const [encoding, payload] of Object.entries(encoded)) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { ...json, 'content-encoding': encoding },
+        payload,
+      });
+      expect([encoding, res.statusCode, res.json().errors]).toEqual([encoding, 200, undefined]);
+    }
+    // A bomb: 62 KB of gzip that inflates past the 1 MiB limit is refused without being inflated whole.
+    const inflated = JSON.stringify({ query: '{ __typename }', variables: { x: ' '.repeat(64 * 1024 * 1024) } });
+    const bomb = zlib.gzipSync(inflated, { level: 9 });
+    expect(bomb.length).toBeLessThan(t.appConfig.limits.bodyBytes);
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...json, 'content-encoding': 'gzip' },
+      payload: bomb,
+    });
+    expect([big.statusCode, big.json().errors[0].extensions]).toEqual([
+      413,
+      { code: 'PAYLOAD_TOO_LARGE', status: 413 },
+    ]);
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...json, 'content-encoding': 'gzip' },
+      payload: encoded.gzip.subarray(0, 12),
+    });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().errors[0].extensions.status).toBe(400);
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...json, 'content-encoding': 'zstd' },
+      payload: body,
+    });
+    expect([unknown.statusCode, unknown.json().errors[0].extensions]).toEqual([
+      415,
+      { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
+    ]);
   });
 });
 
