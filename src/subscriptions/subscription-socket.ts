@@ -26,6 +26,20 @@ export const TRY_AGAIN_LATER = 1013;
 export const POLICY_VIOLATION = 1008;
 /** graphql-ws's code for an internal error. */
 const INTERNAL_ERROR = 4500;
+/** The longest close reason a close frame carries (RFC 6455: 125 bytes of payload, 2 of them the code). */
+const CLOSE_REASON_MAX_BYTES = 123;
+
+/**
+ * `text` cut to what a close frame carries: 123 bytes of UTF-8, whole characters only. `ws` throws
+ * on a longer reason, and a reason that quotes what a client sent (a token's issuer) may hold
+ * characters of several bytes, so cutting it to 123 characters is not enough.
+ */
+export function closeReason(text: string): string {
+  const bytes = new Uint8Array(CLOSE_REASON_MAX_BYTES);
+  const { written } = new TextEncoder().encodeInto(text, bytes);
+  return Buffer.from(bytes.subarray(0, written)).toString('utf8');
+}
+
 /** How long a connection the server closed may take to complete the close before its socket is cut. */
 const CLOSE_GRACE_MS = 2_000;
 /** Messages read ahead of the one being charged before the socket stops reading. */
@@ -154,7 +168,7 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
    */
   const closeAndCut = (code: number, reason: string) => {
     if (socket.readyState !== socket.OPEN) return;
-    socket.close(code, reason);
+    socket.close(code, closeReason(reason));
     if (code === POLICY_VIOLATION) socket.pause();
     cutTimer ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
   };
@@ -189,7 +203,7 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
   const inbox = readCharged(socket, {
     charge: bounds.charge,
     handle: (message) => handle?.(message),
-    refuse: (refusal) => closeAndCut(POLICY_VIOLATION, refusal.slice(0, 120)),
+    refuse: (refusal) => closeAndCut(POLICY_VIOLATION, refusal),
     fail,
   });
   const stopKeepAlive = keepAlive(socket, bounds.keepAliveMs, overflowing);

@@ -66,7 +66,7 @@ import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 import { checkSubscription, gqlError, overHttpRefusal, type OperationChecks } from './subscription-operation';
-import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
+import { closeReason, serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 import { pointsFor, type CostBudget } from '../policy/cost-budget';
 
 /** WebSocket close code used besides graphql-ws's own (RFC 6455). */
@@ -228,9 +228,8 @@ async function callerFromParam(
     return null;
   }
   if (refused || !caller) {
-    // A close reason is at most 123 bytes (RFC 6455).
     const why = refused ? refused.message : 'the API key is unknown or revoked';
-    socket.close(CloseCode.Unauthorized, `Unauthorized: ${why}`.slice(0, 123));
+    socket.close(CloseCode.Unauthorized, closeReason(`Unauthorized: ${why}`));
     return null;
   }
   return caller;

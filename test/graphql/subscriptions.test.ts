@@ -329,6 +329,26 @@ describe('limits', () => {
     ]);
   });
 
+  it('closes with 4409 a subscription id sent twice, however long the id the close reason quotes', async () => {
+    // graphql-ws's reason quotes the id ("Subscriber for <id> already exists"): past a close frame's
+    // 123 bytes `ws` threw, and the connection closed 4500 "Internal server error".
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(String(data)) as { type: string }).type !== 'connection_ack') return;
+      const message = JSON.stringify({ id: 'é'.repeat(100), type: 'subscribe', payload: { query: STOCK } });
+      socket.send(message);
+      socket.send(message);
+    });
+    const { code, reason } = await closed;
+    expect(code).toBe(4409);
+    expect(reason).toMatch(/^Subscriber for é+/);
+    expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
+  });
+
   it('applies the depth, alias and token limits of queries', async () => {
     const c = ws();
     const deep = subscribe(

@@ -290,6 +290,20 @@ describe('orderEvents over WebSocket', () => {
     expect(closed.reason).toMatch(/^Unauthorized: The access token's aud claim/);
     await ws.dispose();
   });
+
+  it('refuses with 4401 a bad token whose refusal quotes characters of several bytes', async () => {
+    // The refusal quotes the untrusted issuer: 30 two-byte characters make its reason longer than
+    // a close frame's 123 bytes once cut to 123 characters, which `ws` refused with an exception
+    // (the connection closed 4500, "Internal server error", and logged as unexpected).
+    const ws = connectWs(t.url, {
+      connectionParams: { Authorization: `Bearer ${unsigned({ alg: 'RS256' }, { iss: 'https://é'.repeat(30) })}` },
+    });
+    const closed = await ws.closed;
+    expect(closed.code).toBe(4401);
+    expect(closed.reason).toMatch(/^Unauthorized: The access token's issuer \(iss\) is not trusted here: "https:\/\/é/);
+    expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123);
+    await ws.dispose();
+  });
 });
 
 describe('bad tokens: 401 invalid_token, nothing run', () => {
