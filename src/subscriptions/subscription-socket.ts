@@ -146,8 +146,17 @@ function keepAlive(socket: WebSocket, keepAliveMs: number, overflowing: () => bo
   };
 }
 
-/** Serves graphql-ws on `socket` until it closes; `extra` is what graphql-ws hands its callbacks. */
-export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket, extra: E, bounds: SocketBounds): void {
+/**
+ * Serves graphql-ws on `socket` until it closes; `extra` is what graphql-ws hands its callbacks.
+ * Returns how the server closes this connection (`closeAndCut`): every close it decides goes through
+ * it, so that each is cut CLOSE_GRACE_MS after its close frame, never `ws`'s 30 s.
+ */
+export function serveGraphqlWs<E>(
+  server: GraphqlWsServer<E>,
+  socket: WebSocket,
+  extra: E,
+  bounds: SocketBounds,
+): (code: number, reason: string) => void {
   const { log } = bounds;
   let failed = false;
   /** The connection fails once: logged once, closed once. */
@@ -218,4 +227,5 @@ export function serveGraphqlWs<E>(server: GraphqlWsServer<E>, socket: WebSocket,
     inbox.length = 0;
     closed(code, String(reason)).catch((error: unknown) => fail(error, 'close handling failed'));
   });
+  return closeAndCut;
 }

@@ -66,7 +66,7 @@ import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 import { checkSubscription, gqlError, overHttpRefusal, type OperationChecks } from './subscription-operation';
-import { closeReason, serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
+import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 import { pointsFor, type CostBudget } from '../policy/cost-budget';
 
 /** WebSocket close code used besides graphql-ws's own (RFC 6455). */
@@ -114,6 +114,8 @@ export interface Subscriptions {
 
 interface Connection {
   socket: WebSocket;
+  /** Closes the connection with a code and reason, and cuts its socket soon after (serveGraphqlWs). */
+  close: (code: number, reason: string) => void;
   address: string;
   caller: Caller | null;
   /** The key as presented, to re-check it when the key cache hears that it changed. */
@@ -132,11 +134,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Closes `socket` with 4401 when the access token it signed in with expires (`expiresAt`, ms):
  * no event reaches an expired session. Returns the timer's release (the connection closed first).
  */
-function closeOnExpiry(socket: WebSocket, expiresAt: number): () => void {
+function closeOnExpiry(close: Connection['close'], expiresAt: number): () => void {
   let timer: NodeJS.Timeout;
   const arm = () => {
     const left = expiresAt - Date.now();
-    if (left <= 0) return socket.close(CloseCode.Unauthorized, 'Unauthorized: the access token expired');
+    if (left <= 0) return close(CloseCode.Unauthorized, 'Unauthorized: the access token expired');
     timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
     timer.unref();
   };
@@ -183,10 +185,10 @@ async function recheckKeys(state: ConnectionState, apiKeys: Services['apiKeys'],
     // nothing would check it again until another change. The client reconnects, and its key is read
     // at connection_init, which closes with 1013 as well while the database cannot answer.
     if (caller === undefined)
-      conn.socket.close(TRY_AGAIN_LATER, 'The API key changed and cannot be checked now; try again later');
-    else if (caller === null) conn.socket.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
+      conn.close(TRY_AGAIN_LATER, 'The API key changed and cannot be checked now; try again later');
+    else if (caller === null) conn.close(CloseCode.Unauthorized, 'Unauthorized: the API key was revoked');
     else if (caller.scopes.join() !== conn.caller.scopes.join())
-      conn.socket.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
+      conn.close(CloseCode.Forbidden, "Forbidden: the API key's scopes changed; reconnect");
   }
 }
 
@@ -200,12 +202,12 @@ type InitDeps = Pick<SubscriptionsOptions, 'settings' | 'services' | 'events' | 
  */
 async function callerFromParam(
   state: ConnectionState,
-  socket: WebSocket,
+  conn: Connection,
   token: string | null,
   { services, tokens }: InitDeps,
 ): Promise<Caller | null> {
   if (!token) {
-    socket.close(
+    conn.close(
       CloseCode.Unauthorized,
       'Unauthorized: connectionParams.Authorization must be "Bearer <API key>" or "Bearer <access token>"',
     );
@@ -222,14 +224,15 @@ async function callerFromParam(
   }
   // The socket may have closed during the lookup: its close handler has already run, so
   // nothing may be counted for it any more (the count would never be released).
-  if (!state.connections.has(socket)) return null;
+  if (!state.connections.has(conn.socket)) return null;
   if (refused instanceof UnavailableError) {
-    socket.close(TRY_AGAIN_LATER, refused.message);
+    conn.close(TRY_AGAIN_LATER, refused.message);
     return null;
   }
   if (refused || !caller) {
     const why = refused ? refused.message : 'the API key is unknown or revoked';
-    socket.close(CloseCode.Unauthorized, closeReason(`Unauthorized: ${why}`));
+    // A close reason is at most 123 bytes (RFC 6455): conn.close cuts it to that (closeReason).
+    conn.close(CloseCode.Unauthorized, `Unauthorized: ${why}`);
     return null;
   }
   return caller;
@@ -242,11 +245,11 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
   const conn = state.connections.get(socket);
   if (!conn) return false;
   if (state.closing) {
-    socket.close(GOING_AWAY, 'Server shutting down');
+    conn.close(GOING_AWAY, 'Server shutting down');
     return false;
   }
   if (!deps.events.listening) {
-    socket.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
+    conn.close(TRY_AGAIN_LATER, 'Event stream unavailable; try again later');
     return false;
   }
   let caller: Caller | null = request.caller;
@@ -254,13 +257,13 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
   const param = authorizationParam(ctx.connectionParams);
   if (param !== undefined) {
     token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
-    caller = await callerFromParam(state, socket, token, deps);
+    caller = await callerFromParam(state, conn, token, deps);
     if (!caller) return false;
   }
   if (caller) {
     const key = callerIdentity(caller);
     if (state.perKey.count(key) >= settings.connectionsPerKey) {
-      socket.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
+      conn.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
       return false;
     }
     conn.release.push(state.perKey.hold(key));
@@ -270,11 +273,11 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
       // Read again now that key changes find this connection (recheckKeys): a revocation heard
       // before, since the upgrade request was checked or while the lookup above ran, was missed by
       // it, and has dropped the key from the cache, so this read sees it (a cache hit otherwise).
-      const current = await callerFromParam(state, socket, token, deps);
+      const current = await callerFromParam(state, conn, token, deps);
       if (!current) return false;
       conn.caller = current;
     }
-    if (caller.kind === 'token') conn.release.push(closeOnExpiry(socket, caller.expiresAt));
+    if (caller.kind === 'token') conn.release.push(closeOnExpiry(conn.close, caller.expiresAt));
   }
   state.contexts.add(ctx);
   return true;
@@ -306,7 +309,7 @@ function subscriptionContext(
       events.hub.subscribe(select, {
         maxBuffered: settings.bufferedEvents,
         onOverflow: () =>
-          conn.socket.close(
+          conn.close(
             TRY_AGAIN_LATER,
             `Slow consumer: more than ${settings.bufferedEvents} events waiting; reconnect and refetch`,
           ),
@@ -329,11 +332,11 @@ async function startSubscription(
   const { settings, schema, limits, costBudget } = deps;
   const conn = state.connections.get(socket);
   const fail = (error: AppError) => [gqlError(error)];
-  if (state.closing) {
+  if (state.closing && conn) {
     // Not an error the client sees (that would end its subscription for good): the socket closes
     // first, so the error below is never sent, and the client subscribes again on its next
     // connection (to another process).
-    socket.close(GOING_AWAY, 'Server shutting down');
+    conn.close(GOING_AWAY, 'Server shutting down');
     return fail(new BadRequestError('The server is shutting down; reconnect'));
   }
   if (!conn) return fail(new BadRequestError('The connection is closing; reconnect'));
@@ -458,14 +461,21 @@ function subscriptionRoute(
       request.raw.socket?.once('close', release);
     },
     wsHandler(this: FastifyInstance, socket, request) {
-      const conn: Connection = { socket, address: request.ip, caller: null, token: null, release: [] };
+      const conn: Connection = {
+        socket,
+        close: (code, reason) => socket.close(code, reason),
+        address: request.ip,
+        caller: null,
+        token: null,
+        release: [],
+      };
       state.connections.set(socket, conn);
       conn.release.push(state.addressSlots.get(request) ?? state.perAddress.hold(addressBucket(conn.address)));
       socket.once('close', () => {
         state.connections.delete(socket);
         for (const release of conn.release) release();
       });
-      serveGraphqlWs(server, socket, { socket, request } satisfies Extra, {
+      conn.close = serveGraphqlWs(server, socket, { socket, request } satisfies Extra, {
         keepAliveMs: settings.keepAliveMs,
         maxBufferedBytes: settings.maxBufferedBytes,
         log: request.log,
@@ -517,7 +527,7 @@ export async function registerSubscriptions(
   events.onStateChange((listening) => {
     if (listening) return;
     for (const conn of state.connections.values())
-      conn.socket.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
+      conn.close(TRY_AGAIN_LATER, 'Event stream interrupted; reconnect and refetch');
   });
   const server = graphqlWsServer(state, options);
   await app.register(fastifyWebsocket, {

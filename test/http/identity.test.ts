@@ -11,6 +11,8 @@ import { createApiKey } from '../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { makePet } from '../helpers/factories';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider';
+import type net from 'node:net';
+import WebSocket from 'ws';
 import { connectWs, subscribe } from '../helpers/ws-client';
 import { postGraphql } from '../helpers/http-graphql';
 
@@ -289,6 +291,28 @@ describe('orderEvents over WebSocket', () => {
     expect(closed.code).toBe(4401);
     expect(closed.reason).toMatch(/^Unauthorized: The access token's aud claim/);
     await ws.dispose();
+  });
+
+  it("cuts within 2 s the socket of a bad token's 4401 close, though the client never answers the close", async () => {
+    // Every connection the server closes is cut CLOSE_GRACE_MS (2 s) after its close frame unless the
+    // client completes the close (docs/websocket-abuse.md). The closes decided at connection_init (a
+    // bad credential, 4401) went out through the socket itself, whose own timeout is 30 s.
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    ws.on('error', () => undefined);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const socket = (ws as unknown as { _socket: net.Socket })._socket;
+    const bad = await idp.sign({ sub: 'alice', aud: 'someone-else' });
+    await new Promise((resolve) =>
+      ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${bad}` } }), resolve),
+    );
+    // Reads nothing more: the close frame is never read, so never answered.
+    socket.pause();
+    const start = Date.now();
+    while (t.app.subscriptions.connectionCount > 0 && Date.now() - start < 10_000)
+      await new Promise((r) => setTimeout(r, 50));
+    const cutAfterMs = Date.now() - start;
+    ws.terminate();
+    expect(cutAfterMs).toBeLessThan(4_000);
   });
 
   it('refuses with 4401 a bad token whose refusal quotes characters of several bytes', async () => {
