@@ -155,13 +155,17 @@ export class GoneError extends AppError {
 }
 
 /**
- * A dependency the request needs (the database) is unreachable or did not answer in time: 503 with
+ * A dependency the request needs (the database, the identity provider's keys) is unreachable or did not answer in time: 503 with
  * `Retry-After` (UNAVAILABLE_RETRY_AFTER_S). Nothing was changed, or the transaction was rolled back,
  * except where the connection died after a write's COMMIT was sent: then it may have taken effect,
  * which a retry shows (an idempotent `placeOrder` returns the first order; docs/operations.md).
  */
 export class UnavailableError extends AppError {
-  constructor(message = 'The database is unavailable; retry shortly') {
+  /** `what` names the dependency for the operator's log line (`<what> unavailable`). */
+  constructor(
+    message = 'The database is unavailable; retry shortly',
+    readonly what = 'database',
+  ) {
     super(ErrorCode.UNAVAILABLE, 503, message);
   }
 }

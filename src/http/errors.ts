@@ -13,6 +13,7 @@ import {
   ErrorCode,
   MethodNotAllowedError,
   UnauthenticatedError,
+  UnavailableError,
   UNAVAILABLE_RETRY_AFTER_S,
   type ErrorBody,
 } from '../errors/app-error';
@@ -193,7 +194,9 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
     if (body.code === ErrorCode.UNAVAILABLE) {
-      request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+      // A database error mapped to UNAVAILABLE, or an UnavailableError naming what is away.
+      const what = error instanceof UnavailableError ? error.what : 'database';
+      request.log.warn({ err: { message: (error as Error).message } }, `${what} unavailable`);
       reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
     }
     return sendError(request, reply, body);

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database'
 import { makePet } from '../helpers/factories';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider';
 import type net from 'node:net';
+import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { connectWs, subscribe } from '../helpers/ws-client';
 import { postGraphql } from '../helpers/http-graphql';
@@ -444,7 +445,14 @@ describe('the provider rotates its keys, goes down, hangs', () => {
 
   it('a provider that is down: 503 for a token it must fetch keys for, API keys and anonymous work', async () => {
     // A fresh app has never fetched the keys: it needs the provider for any token.
-    const fresh = await createListeningApp({ database: db, env: authEnv() });
+    const logLines: { level: number; msg: string }[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const fresh = await createListeningApp({ database: db, env: authEnv(), logger: { level: 'info', stream } });
     try {
       await idp.setMode('down');
       const started = Date.now();
@@ -453,6 +461,10 @@ describe('the provider rotates its keys, goes down, hangs', () => {
       expect(answer.status).toBe(503);
       expect(answer.body.errors[0].extensions).toEqual({ code: 'UNAVAILABLE', status: 503 });
       expect(answer.headers.get('retry-after')).toBeTruthy();
+      // The operator's log names what is away: the provider, not the database (which is fine).
+      const warnings = logLines.filter((l) => l.level === 40).map((l) => l.msg);
+      expect(warnings).toContain('identity provider unavailable');
+      expect(warnings).not.toContain('database unavailable');
       expect((await gql(fresh.url, ME, {}, fresh.admin)).body.data.me.kind).toBe('API_KEY');
       expect((await gql(fresh.url, '{ pets(first: 1) { totalCount } }')).status).toBe(200);
       // An app that already holds the keys keeps verifying tokens signed with them.

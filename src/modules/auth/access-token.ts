@@ -307,6 +307,7 @@ async function discover(issuer: string, timeoutMs: number): Promise<string> {
 const unavailable = () =>
   new UnavailableError(
     "The identity provider's signing keys could not be fetched; retry shortly (API keys still work)",
+    'identity provider',
   );
 
 /** jose's verdict as this API's error: what the client sent is wrong (401), or the provider is away (503). */
