@@ -263,7 +263,8 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
   if (caller) {
     const key = callerIdentity(caller);
     if (state.perKey.count(key) >= settings.connectionsPerKey) {
-      conn.close(TOO_MANY, `Too many connections for this API key (at most ${settings.connectionsPerKey})`);
+      const who = caller.kind === 'key' ? 'API key' : 'signed-in person';
+      conn.close(TOO_MANY, `Too many connections for this ${who} (at most ${settings.connectionsPerKey})`);
       return false;
     }
     conn.release.push(state.perKey.hold(key));

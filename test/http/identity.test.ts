@@ -316,6 +316,22 @@ describe('orderEvents over WebSocket', () => {
     expect(cutAfterMs).toBeLessThan(4_000);
   });
 
+  it("caps a signed-in person's connections (4429) as a key's, and says so without calling them an API key", async () => {
+    const capped = await createListeningApp({ database: db, env: authEnv({ SUBSCRIPTION_CONNECTIONS_PER_KEY: '1' }) });
+    const params = { Authorization: `Bearer ${await idp.sign({ sub: 'alice' })}` };
+    const first = connectWs(capped.url, { connectionParams: params });
+    const second = connectWs(capped.url, { connectionParams: params });
+    try {
+      await first.connected;
+      const closed = await second.closed;
+      expect(closed).toEqual({ code: 4429, reason: 'Too many connections for this signed-in person (at most 1)' });
+    } finally {
+      await first.dispose();
+      await second.dispose();
+      await capped.close();
+    }
+  });
+
   it('refuses with 4401 a bad token whose refusal quotes characters of several bytes', async () => {
     // The refusal quotes the untrusted issuer: 30 two-byte characters make its reason longer than
     // a close frame's 123 bytes once cut to 123 characters, which `ws` refused with an exception
