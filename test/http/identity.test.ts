@@ -210,6 +210,16 @@ describe.each([['the read compiler', 'compiler']])(
       expect(key.subject).toMatch(/^key:\d+ /);
     });
 
+    it('reads scopes as words apart by spaces only (RFC 6749): other whitespace inside a scope grants nothing', async () => {
+      const scopesOf = async (scope: string) =>
+        (await gql(t.url, ME, {}, bearer(await idp.sign({ sub: 'dave', scope })))).body.data.me.scopes;
+      // One scope each at the provider, none of this API's: a tab, a no-break space, a line break.
+      expect(await scopesOf('reports\tadmin')).toEqual([]);
+      expect(await scopesOf('reports\u00a0admin')).toEqual([]);
+      expect(await scopesOf('reports\nadmin')).toEqual([]);
+      expect(await scopesOf('openid  orders:read ')).toEqual(['orders:read']);
+    });
+
     it("cancelOrder: another customer's order is NOT_FOUND and nothing changes; their own is cancelled", async () => {
       const stock = async () => (await gql(t.url, STOCK, { id: petId })).body.data.inventory.quantity as number;
       const before = await stock();

@@ -67,7 +67,9 @@ export interface TokenVerifier {
 export function tokenScopes(payload: JWTPayload): Scope[] {
   const words: string[] = [];
   for (const claim of [payload.scope, payload.scp]) {
-    if (typeof claim === 'string') words.push(...claim.split(/\s+/));
+    // RFC 6749 (3.3): scopes are apart by spaces (%x20) and hold none; any other whitespace is part
+    // of a scope, so "reports<TAB>admin" is one scope of the provider's, not `admin`.
+    if (typeof claim === 'string') words.push(...claim.split(' '));
     else if (Array.isArray(claim)) words.push(...claim.filter((w): w is string => typeof w === 'string'));
   }
   return [...new Set(words.filter((w): w is Scope => (SCOPES as readonly string[]).includes(w)))];
