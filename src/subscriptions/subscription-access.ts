@@ -5,15 +5,19 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 
-/** The token a `connectionParams` object carries: `Authorization`, or `headers.Authorization`, any case. */
-export function authorizationParam(params: Record<string, unknown> | undefined): unknown {
-  if (!params) return undefined;
+/**
+ * Every credential a `connectionParams` object carries: its `Authorization` entries and those of
+ * `headers`, any case. More than one different credential is none (acceptConnection refuses it), as
+ * more than one Authorization header is over HTTP.
+ */
+export function authorizationParams(params: Record<string, unknown> | undefined): unknown[] {
+  if (!params) return [];
   const find = (o: Record<string, unknown>) =>
-    Object.entries(o).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
-  const direct = find(params);
-  if (direct !== undefined) return direct;
+    Object.entries(o)
+      .filter(([k]) => k.toLowerCase() === 'authorization')
+      .map(([, v]) => v);
   const headers = params.headers;
-  return headers && typeof headers === 'object' ? find(headers as Record<string, unknown>) : undefined;
+  return [...find(params), ...(headers && typeof headers === 'object' ? find(headers as Record<string, unknown>) : [])];
 }
 
 /**

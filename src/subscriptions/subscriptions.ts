@@ -63,7 +63,7 @@ import { apolloError } from '../common/graphql/apollo-error';
 import { Reads } from '../read/reads';
 import { formatErrorFor } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
-import { authorizationParam, ConnectionCounts, originAllowed } from './subscription-access';
+import { authorizationParams, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
 import { checkSubscription, gqlError, overHttpRefusal, type OperationChecks } from './subscription-operation';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
@@ -254,7 +254,22 @@ async function acceptConnection(state: ConnectionState, deps: InitDeps, ctx: WsC
   }
   let caller: Caller | null = request.caller;
   let token = caller ? (BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null) : null;
-  const param = authorizationParam(ctx.connectionParams);
+  const params = authorizationParams(ctx.connectionParams);
+  const upgrade = request.headers.authorization;
+  // Two credentials are not one valid credential (as two Authorization headers over HTTP): which of
+  // them a proxy in front, or a log, took for the caller's is anyone's guess.
+  const credential = (v: unknown) => (typeof v === 'string' ? (BEARER.exec(v)?.[1] ?? v) : v);
+  const distinct = new Set(
+    [...params, ...(params.length > 0 && upgrade !== undefined ? [upgrade] : [])].map(credential),
+  );
+  if (distinct.size > 1) {
+    conn.close(
+      CloseCode.Unauthorized,
+      "Unauthorized: send one credential (connectionParams or the upgrade's Authorization header), not several",
+    );
+    return false;
+  }
+  const param = params[0];
   if (param !== undefined) {
     token = typeof param === 'string' ? (BEARER.exec(param)?.[1] ?? null) : null;
     caller = await callerFromParam(state, conn, token, deps);

@@ -342,6 +342,26 @@ describe('orderEvents over WebSocket', () => {
     }
   });
 
+  it('refuses with 4401 two different credentials at once, as HTTP refuses two Authorization headers', async () => {
+    const alice = `Bearer ${await idp.sign({ sub: 'alice' })}`;
+    const staff = `Bearer ${await idp.sign({ sub: 'carol', scope: 'orders:read' })}`;
+    const refused = [
+      connectWs(t.url, { connectionParams: { Authorization: alice, headers: { authorization: staff } } }),
+      connectWs(t.url, { connectionParams: { Authorization: alice, authorization: staff } }),
+      connectWs(t.url, { headers: { authorization: alice }, connectionParams: { Authorization: staff } }),
+    ];
+    for (const ws of refused) {
+      const closed = await ws.closed;
+      expect(closed.code).toBe(4401);
+      expect(closed.reason).toMatch(/not several/);
+      await ws.dispose();
+    }
+    // The same credential in both places is one credential.
+    const same = connectWs(t.url, { headers: { authorization: alice }, connectionParams: { Authorization: alice } });
+    await same.connected;
+    await same.dispose();
+  });
+
   it('refuses with 4401 a bad token whose refusal quotes characters of several bytes', async () => {
     // The refusal quotes the untrusted issuer: 30 two-byte characters make its reason longer than
     // a close frame's 123 bytes once cut to 123 characters, which `ws` refused with an exception
