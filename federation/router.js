@@ -18,6 +18,7 @@ const path = require('node:path');
 const { ApolloServer } = require('@apollo/server');
 const { startStandaloneServer } = require('@apollo/server/standalone');
 const { ApolloGateway, RemoteGraphQLDataSource } = require('@apollo/gateway');
+const { GraphQLError } = require('graphql');
 
 /** Client headers passed on to the subgraphs; nothing else is (the gateway forwards none by default). */
 const FORWARDED_HEADERS = ['authorization'];
@@ -27,10 +28,28 @@ const supergraphSdl = fs.readFileSync(
   'utf8',
 );
 
+/**
+ * A subgraph behind the router. A subgraph answers a request it refuses before running it (a
+ * malformed id, a limit, a missing key) with the error's own HTTP status (4xx, 503), and Apollo's
+ * gateway turns every non-2xx answer into one error of its own, `"400: Bad Request"`, coded
+ * INTERNAL_SERVER_ERROR unless the status is 401 or 403. Here the subgraph's first error is passed
+ * on as it was given (its message and `extensions { code, status }`); the whole answer stays in
+ * `extensions.response`, as the gateway puts it.
+ */
+class SubgraphDataSource extends RemoteGraphQLDataSource {
+  async errorFromResponse(response) {
+    const own = await super.errorFromResponse(response.clone());
+    const body = await this.parseBody(response).catch(() => null);
+    const first = Array.isArray(body?.errors) ? body.errors[0] : null;
+    if (!first || typeof first.message !== 'string') return own;
+    return new GraphQLError(first.message, { extensions: { ...first.extensions, response: own.extensions.response } });
+  }
+}
+
 const gateway = new ApolloGateway({
   supergraphSdl,
   buildService: ({ name, url }) =>
-    new RemoteGraphQLDataSource({
+    new SubgraphDataSource({
       url: process.env[`${name.toUpperCase()}_URL`] || url,
       willSendRequest({ request, context }) {
         for (const header of FORWARDED_HEADERS) {

@@ -197,6 +197,24 @@ describe('the petstore subgraph behind a real router', () => {
     expect(error.extensions.response.body.errors).toEqual(direct.errors);
   });
 
+  it.each([
+    ['a malformed id', '{ pet(id: "abc") { name } }', 'VALIDATION_FAILED'],
+    ['an id past 64 bits', '{ pet(id: "99999999999999999999") { name } }', 'VALIDATION_FAILED'],
+  ])(
+    "passes on the subgraph's refusal of %s with its message and code, not INTERNAL_SERVER_ERROR",
+    async (_what, query, code) => {
+      const direct = await gql(petstore.server.url, query);
+      const routed = await viaRouter(router, query);
+      expect(direct.status).toBe(400);
+      expect(direct.errors?.[0]?.extensions.code).toBe(code);
+      expect(routed.data).toEqual({ pet: null });
+      expect(routed.errors?.[0]).toMatchObject({
+        message: direct.errors![0]!.message,
+        extensions: { code, status: 400 },
+      });
+    },
+  );
+
   it('does not run subscriptions: they stay on the subgraph (docs/federation.md)', async () => {
     const reply = await viaRouter(router, 'subscription { stockChanged { petId quantity } }');
     expect(reply.data ?? null).toBeNull();
