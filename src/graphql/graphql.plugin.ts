@@ -31,7 +31,7 @@ import { cachePolicyStep } from './cache-policy';
 import { explorerOffNotice, registerExplorerAssets, unacceptableAnswer } from './explorer';
 import { graphqlTracingPlugin, traceGraphQLHandler } from './graphql-tracing';
 import { readRoutingPlugin } from './read-routing.plugin';
-import { createGraphQLCache, type GraphQLCache } from './response-cache';
+import { createGraphQLCache, schemaFingerprint, type GraphQLCache } from './response-cache';
 
 export interface GraphQLEndpointOptions {
   graphql: Config['graphql'];
@@ -211,7 +211,12 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
   // Cache headers of GraphQL answers and the response cache (graphql/response-cache.ts, docs/caching.md).
   // With a cost budget every answer reports its caller's budget (`extensions.cost`): none is shared.
   const graphqlCache = await createGraphQLCache(
-    { ...cache, redisUrl: rateLimit.redisUrl, perCaller: policy.costBudget !== null },
+    {
+      ...cache,
+      redisUrl: rateLimit.redisUrl,
+      perCaller: policy.costBudget !== null,
+      fingerprint: schemaFingerprint(policy.schema, graphql.introspection),
+    },
     db,
     app.log,
   );

@@ -18,6 +18,7 @@
  */
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import { printSchema, type GraphQLSchema } from 'graphql';
 import { CACHE_POLICY_HEADER } from './cache-policy';
 import { entityTag, ifNoneMatchHits, notModified } from '../http/etag';
 import type { Database } from '../db/database';
@@ -47,6 +48,18 @@ export interface HttpCacheSettings {
    * public, and the response cache stays off.
    */
   perCaller?: boolean;
+  /**
+   * What every answer depends on besides the request: the schema served and whether it answers
+   * introspection (`schemaFingerprint`). Part of every key, so processes sharing one Redis that serve
+   * different schemas (a rolling deploy, `GRAPHQL_FEDERATION` or `GRAPHQL_INTROSPECTION` set on some
+   * only) never answer from each other's entries.
+   */
+  fingerprint?: string;
+}
+
+/** The fingerprint of what a process's answers depend on besides the request (HttpCacheSettings). */
+export function schemaFingerprint(schema: GraphQLSchema, introspection: boolean): string {
+  return crypto.hash('sha256', `${introspection}\n${printSchema(schema)}`, 'base64url');
 }
 
 declare module 'fastify' {
@@ -189,7 +202,7 @@ function sendHit(request: FastifyRequest, reply: FastifyReply, answer: CachedAns
 }
 
 /** The route's preHandler: answers a hit; notes a miss on the request, for `onSend` to store. */
-function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
+function cacheLookup(store: ResponseCacheStore | null, fingerprint: string): GraphQLCache['lookup'] {
   // Named: printRoutes({ includeHooks: true }) lists the route's hooks by name.
   const lookup: GraphQLCache['lookup'] = async (request, reply) => {
     request.responseCacheMiss = null;
@@ -200,7 +213,7 @@ function cacheLookup(store: ResponseCacheStore | null): GraphQLCache['lookup'] {
     const accept = request.headers.accept ?? '';
     let key: string;
     try {
-      key = crypto.hash('sha256', JSON.stringify([accept, ...operation]), 'base64url');
+      key = crypto.hash('sha256', JSON.stringify([fingerprint, accept, ...operation]), 'base64url');
     } catch {
       // Nested deeper than JSON.stringify's stack reaches (this runs before the input checks): not
       // cached, and the request goes on to be refused, or answered, as any other.
@@ -292,7 +305,7 @@ export async function createGraphQLCache(
   return {
     store,
     invalidate: invalidator(store),
-    lookup: cacheLookup(store),
+    lookup: cacheLookup(store, settings.fingerprint ?? ''),
     onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {
       for (const u of unlisten) await u();

@@ -7,6 +7,9 @@
  * Needs PostgreSQL (TEST_DATABASE_URL) and, for the shared cache, Redis (TEST_REDIS_URL).
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import { describeIf, NEEDS_POSTGRES, NEEDS_REDIS } from '../helpers/describe-if';
 import { startProcessPair, type ProcessPair } from '../helpers/gateway-fixture';
@@ -339,5 +342,40 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the response cache across processes
       expect(byHand.body.data!.category.name).toBe('Birds by hand');
       expect(byHand.body.data).toEqual(await truth());
     });
+  });
+});
+
+describeIf(Boolean(redisUrl), NEEDS_REDIS)('the response cache of processes serving different schemas', () => {
+  // Starting processes is slow on a busy machine.
+  jest.setTimeout(240_000);
+  const dirs: string[] = [];
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("never answers from another schema's entries (a rolling deploy, GRAPHQL_FEDERATION on one process only)", async () => {
+    const env = { ...prefixEnv(), REDIS_URL: redisUrl! };
+    const start = async (extra: Record<string, string>) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rc-schemas-'));
+      dirs.push(dir);
+      const server = await startServerProcess({ ...env, PGLITE_DATA_DIR: dir, ...extra });
+      servers.push(server);
+      return server.url;
+    };
+    const [subgraph, plain] = await Promise.all([start({ GRAPHQL_FEDERATION: 'true' }), start({})]);
+    const query = '{ _service { sdl } }';
+    // Stored: asked until it is a hit (the first lookup of a new prefix sets the generation).
+    for (let hit = false; !hit;) {
+      const stored = await get(subgraph, query, {});
+      expect(stored.status).toBe(200);
+      hit = stored.headers.get('age') !== null;
+    }
+    // The schema without federation has no _service: refused, as without a cache.
+    const answer = await get(plain, query, {});
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors?.[0]?.extensions.code).toBe('VALIDATION_FAILED');
+    expect(answer.headers.get('age')).toBeNull();
   });
 });
