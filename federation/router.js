@@ -60,7 +60,9 @@ const gateway = new ApolloGateway({
     }),
 });
 
-const server = new ApolloServer({ gateway });
+// Errors go to clients without the router's stack traces (Apollo Server adds them unless NODE_ENV is
+// production), as the petstore itself sends none.
+const server = new ApolloServer({ gateway, includeStacktraceInErrorResponses: false });
 startStandaloneServer(server, {
   listen: { host: process.env.ROUTER_HOST || '127.0.0.1', port: Number(process.env.ROUTER_PORT ?? 4100) },
   context: async ({ req }) => ({ headers: req.headers }),

@@ -215,6 +215,12 @@ describe('the petstore subgraph behind a real router', () => {
     },
   );
 
+  it("sends no stack traces of its own with the subgraphs' errors", async () => {
+    const reply = await viaRouter(router, '{ pet(id: "abc") { name } order(id: "1") { id } }');
+    expect(reply.errors?.length).toBeGreaterThan(0);
+    for (const error of reply.errors!) expect(error.extensions).not.toHaveProperty('stacktrace');
+  });
+
   it('does not run subscriptions: they stay on the subgraph (docs/federation.md)', async () => {
     const reply = await viaRouter(router, 'subscription { stockChanged { petId quantity } }');
     expect(reply.data ?? null).toBeNull();
