@@ -56,6 +56,15 @@ const gateway = new ApolloGateway({
           const value = context.headers?.[header];
           if (value) request.http.headers.set(header, Array.isArray(value) ? value.join(', ') : value);
         }
+        // The client's address, appended as every proxy appends it: the subgraph (with TRUST_PROXY
+        // naming this router) counts each anonymous client's rate limit apart, not all as the router.
+        if (context.clientAddress) {
+          const before = context.headers?.['x-forwarded-for'];
+          request.http.headers.set(
+            'x-forwarded-for',
+            before ? `${before}, ${context.clientAddress}` : context.clientAddress,
+          );
+        }
       },
     }),
 });
@@ -65,7 +74,7 @@ const gateway = new ApolloGateway({
 const server = new ApolloServer({ gateway, includeStacktraceInErrorResponses: false });
 startStandaloneServer(server, {
   listen: { host: process.env.ROUTER_HOST || '127.0.0.1', port: Number(process.env.ROUTER_PORT ?? 4100) },
-  context: async ({ req }) => ({ headers: req.headers }),
+  context: async ({ req }) => ({ headers: req.headers, clientAddress: req.socket.remoteAddress }),
 }).then(
   ({ url }) => console.log(`router ready at ${url}`),
   (error) => {

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { createApiKeyWithCli } from '../helpers/server-process';
 import { gql, startGateway, type GatewayFixture, type Reply } from '../helpers/gateway-fixture';
@@ -225,5 +226,50 @@ describe('the petstore subgraph behind a real router', () => {
     const reply = await viaRouter(router, 'subscription { stockChanged { petId quantity } }');
     expect(reply.data ?? null).toBeNull();
     expect(reply.errors?.length).toBeGreaterThan(0);
+  });
+});
+
+/** A query through `router` sent from `localAddress` (another loopback address: another client). */
+async function fromAddress(router: Router, localAddress: string, query: string): Promise<Reply> {
+  const body = JSON.stringify({ query });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      router.url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, ...(JSON.parse(text) as Omit<Reply, 'status'>) }));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+describe("the router and the petstore's rate limit", () => {
+  let petstore: GatewayFixture;
+  let router: Router;
+
+  beforeAll(async () => {
+    // The petstore trusts the router (on loopback) to name the client, as docs/federation.md says.
+    petstore = await startGateway({ GRAPHQL_FEDERATION: 'true', RATE_LIMIT_MAX: '3', TRUST_PROXY: 'loopback' });
+    // No reviews subgraph: the queries below ask the petstore alone.
+    router = await startRouter({ PETSTORE_URL: `${petstore.server.url}/graphql`, REVIEWS_URL: 'http://127.0.0.1:9/' });
+  }, 240_000);
+  afterAll(async () => {
+    await router?.stop();
+    await petstore?.dispose();
+  });
+
+  it('counts each anonymous client apart: one over its limit does not throttle another', async () => {
+    const query = '{ pets(first: 1) { totalCount } }';
+    const first: Reply[] = [];
+    for (let i = 0; i < 4; i++) first.push(await fromAddress(router, '127.0.0.2', query));
+    expect(first.slice(0, 3).map((r) => r.errors)).toEqual([undefined, undefined, undefined]);
+    expect(first[3]!.errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
+    const other = await fromAddress(router, '127.0.0.3', query);
+    expect(other.errors).toBeUndefined();
+    expect(other.data).toEqual({ pets: { totalCount: 0 } });
   });
 });
