@@ -49,7 +49,7 @@ import { formatError } from './errors';
 import type { GraphQLLimits } from './limits';
 import { operationRefusal } from './operation-access';
 import { variablesError } from './well-formed';
-import { overHttpRefusal } from '../subscriptions/subscription-operation';
+import { overHttpRefusal } from './over-http';
 
 /** What every answer reports in `extensions.cost`. */
 export interface CostStatus {

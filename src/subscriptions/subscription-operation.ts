@@ -46,18 +46,6 @@ export type CheckedOperation =
 /** An AppError as the GraphQL error graphql-ws sends (formatted by subscriptions.ts). */
 export const gqlError = (error: AppError): GraphQLError => new GraphQLError(error.message, { originalError: error });
 
-/**
- * The refusal of an operation sent over HTTP that only the WebSocket serves (a subscription), or null:
- * graphql-js would otherwise run the subscription's resolver once without an event. Read by the
- * request step (subscriptions.ts) and by the cost budget, which charges a batch nothing for it.
- */
-export function overHttpRefusal(operation: OperationDefinitionNode): BadRequestError | null {
-  if (operation.operation !== 'subscription') return null;
-  return new BadRequestError(
-    'Subscriptions are served over WebSocket (the graphql-ws protocol) at /graphql, not over HTTP',
-  );
-}
-
 export function checkSubscription(
   { schema, limits, inputDepth, trustedDocuments }: OperationChecks,
   caller: Caller | null,

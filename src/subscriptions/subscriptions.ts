@@ -65,7 +65,8 @@ import { formatErrorFor } from '../policy/errors';
 import type { GraphQLLimits } from '../policy/limits';
 import { authorizationParams, ConnectionCounts, originAllowed } from './subscription-access';
 import type { TrustedDocuments } from '../policy/trusted-documents';
-import { checkSubscription, gqlError, overHttpRefusal, type OperationChecks } from './subscription-operation';
+import { checkSubscription, gqlError, type OperationChecks } from './subscription-operation';
+import { overHttpRefusal } from '../policy/over-http';
 import { serveGraphqlWs, TRY_AGAIN_LATER } from './subscription-socket';
 import { pointsFor, type CostBudget } from '../policy/cost-budget';
 
