@@ -437,6 +437,10 @@ export class TrustedDocuments {
     const refused = this.check(ref, caller, 'websocket');
     if (refused) return refused;
     if (ref.kind === 'none') return null;
+    // A text sent with a hash that is not its own: over HTTP Apollo answers it 400 (its APQ check),
+    // before anything runs; graphql-ws reads no extensions, so it is answered here alike.
+    if (ref.kind === 'full' && ref.persistedHash && ref.persistedHash !== sha256Hex(ref.query))
+      return new AppError(ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, 400, 'provided sha does not match query');
     return this.#byHash.get(ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash) ?? null;
   }
 }

@@ -320,6 +320,28 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
     const same = await post(t, { query: PETS, extensions: pq(PETS) });
     expect(same.body).toEqual({ data: { pets: { nodes: [] } } });
   });
+
+  it("answers the same over WebSocket: a subscription's text with a listed document's hash that is not its hash", async () => {
+    const client = connectWs(t.url);
+    try {
+      await client.connected;
+      const text = 'subscription NotStock { stockChanged { quantity } }';
+      const refused = await new Promise<unknown>((resolve) => {
+        const stop = client.client.subscribe({ query: text, extensions: pq(STOCK) } as never, {
+          next: (value) => (resolve({ next: value }), stop()),
+          error: (error) => resolve({ error }),
+          complete: () => undefined,
+        });
+      });
+      expect(refused).toMatchObject({
+        error: [
+          { message: 'provided sha does not match query', extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' } },
+        ],
+      });
+    } finally {
+      await client.dispose();
+    }
+  });
 });
 
 describe('TRUSTED_DOCUMENTS=off (the default)', () => {
