@@ -264,17 +264,6 @@ export interface ListQuery {
   conditions: Prisma.Sql[];
 }
 
-/** Counts the rows of a list query. */
-export async function countRows(
-  sql: { query<T>(statement: Prisma.Sql): Promise<T[]> },
-  q: Pick<ListQuery, 'from' | 'conditions'>,
-): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    Prisma.sql`SELECT count(*)::int AS n FROM ${q.from} ${whereClause(q.conditions)}`,
-  );
-  return row!.n;
-}
-
 /**
  * One keyset page of a list query as SQL, not yet run: `statement` selects the page's rows
  * (`take: limit + 1`, in window order) with the list's columns, `count` counts the rows of the list

@@ -3,7 +3,6 @@ import { Prisma, type Order as OrderRow, type PrismaClient } from '../../generat
 import { InvalidTransitionError, NotFoundError, OutOfStockError, ValidationError } from '../../errors/app-error';
 import { validate } from '../../common/validation';
 import {
-  countRows,
   MAX_PAGE_SIZE,
   pageSql,
   whereClause,
@@ -214,12 +213,17 @@ export class OrderService {
   ): Promise<OffsetPage<Order>> {
     const q = this.query(filter, orderConditions(access));
     const { limit, offset } = validate(offsetPageSchema, page);
-    const [items, total] = await Promise.all([
-      this.sql.query<Order>(Prisma.sql`
-        SELECT ${q.select} FROM ${q.from} ${whereClause(q.conditions)}
-        ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`),
-      countRows(this.sql, q),
-    ]);
+    // One statement, so the page and the count are one snapshot: two statements (on two
+    // connections) let a write that commits between them make X-Total-Count disagree with the page.
+    // The count's row is always there; the page's columns are null on it when the page is empty.
+    const where = whereClause(q.conditions);
+    const rows = await this.sql.query<Order & { total: number }>(Prisma.sql`
+      SELECT c.total, page.* FROM (SELECT count(*)::int AS total FROM ${q.from} ${where}) c
+      LEFT JOIN LATERAL (
+        SELECT ${q.select} FROM ${q.from} ${where} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}
+      ) page ON true`);
+    const total = rows[0]?.total ?? 0;
+    const items = rows.filter((row) => row.id !== null).map(({ total: _total, ...order }) => order);
     return { items, total };
   }
 }
