@@ -9,6 +9,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -221,6 +222,12 @@ const LOCK_STALE_MS = 15_000;
 
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   try {
+    // A lock goes stale when its holder stops refreshing it: dead, or only paused (a laptop asleep,
+    // SIGSTOP, an event loop blocked for 15 s). A server that answers on its admin socket is alive,
+    // and taking its lock would open the directory in two processes; a dead one's socket refuses.
+    if (await answers(adminSocketPath(dataDir))) {
+      throw Object.assign(new Error('a server answers on its admin socket'), { code: 'ELOCKED' });
+    }
     return await lockfile.lock(dataDir, {
       stale: LOCK_STALE_MS,
       update: 5_000,
@@ -237,6 +244,22 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     }
     throw error;
   }
+}
+
+/** The local admin socket of a server on the data directory `dataDir` (src/modules/auth/api-key.socket.ts). */
+export const adminSocketPath = (dataDir: string): string => `${dataDir}.admin.sock`;
+
+/** Whether a process accepts connections on the Unix socket `socketPath` (a missing file: no). */
+function answers(socketPath: string): Promise<boolean> {
+  if (!fs.existsSync(socketPath)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
 }
 
 /** Defaults of DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS (config.ts). */

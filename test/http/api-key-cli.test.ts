@@ -68,6 +68,37 @@ describe('the API-key CLI on the embedded database', () => {
     }
   });
 
+  it('goes through a server that was paused past its lock going stale, never opening the directory beside it', async () => {
+    // A server whose lock went stale without dying (a laptop asleep, SIGSTOP, a long-blocked event
+    // loop) still has the data directory open: the CLI must not open it too.
+    const paused = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cli-paused-'));
+    prepareDataDir(paused);
+    const pausedEnv = { PGLITE_DATA_DIR: paused };
+    const server = await startServerProcess(pausedEnv);
+    try {
+      server.child.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, 16_500)); // past the lock's 15 s
+      const creating = runApiKeyCli(['create', '--name', 'while-paused', '--scopes', 'orders:read'], pausedEnv);
+      await new Promise((r) => setTimeout(r, 3_000));
+      server.child.kill('SIGCONT');
+      const created = await creating;
+      expect(created).toMatchObject({ code: 0 });
+      const key = created.stdout.trim().split('\n').at(-1)!;
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query: '{ orders { totalCount } }' }),
+      });
+      expect(res.status).toBe(200);
+      expect(server.output.join('\n')).not.toMatch(/lock on .* lost/);
+    } finally {
+      server.child.kill('SIGCONT');
+      await server.stop();
+      for (const p of [paused, `${paused}.lock`, `${paused}.admin.sock`])
+        fs.rmSync(p, { recursive: true, force: true });
+    }
+  });
+
   it('explains its usage and rejects unknown scopes', async () => {
     expect((await runApiKeyCli([], env)).code).toBe(2);
     const bad = await runApiKeyCli(['create', '--name', 'x', '--scopes', 'root'], env);

@@ -15,7 +15,7 @@ import { validate } from '../../common/validation';
 import { runApiKeyCommand, type ApiKeyCommand } from './api-key.commands';
 import type { ApiKeyService } from './api-key.service';
 
-export const adminSocketPath = (dataDir: string): string => `${dataDir}.admin.sock`;
+export { adminSocketPath } from '../../db/database';
 
 const commandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('create'), name: z.string(), scopes: z.array(z.string()) }),
