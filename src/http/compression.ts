@@ -31,6 +31,16 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     if (header?.includes('*')) request.headers['accept-encoding'] = explicitEncodings(header);
     done();
   });
+  // HEAD answers carry the headers of the GET they stand for (RFC 9110, section 9.3.2): the same
+  // Content-Encoding, Vary and Content-Length. Fastify ends a HEAD route's onSend hooks with its own,
+  // which measures the body and drops it; @fastify/compress appends its hook after that one, so it
+  // saw no body and a HEAD told the identity length and no coding while the GET went out br or gzip.
+  // The body-dropping hook (the last before @fastify/compress adds its own) is moved back to the end.
+  const headHooks = new WeakMap<object, unknown>();
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onSend;
+    if (route.method === 'HEAD' && hooks) headHooks.set(route, Array.isArray(hooks) ? hooks.at(-1) : hooks);
+  });
   await app.register(fastifyCompress, {
     global: true,
     threshold: COMPRESSION_THRESHOLD,
@@ -38,5 +48,10 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     // Request bodies sent with Content-Encoding gzip, deflate or br are decompressed too (its
     // defaults): BODY_LIMIT_BYTES holds the decompressed size (a bomb is 413 as soon as it passes the
     // limit), a body that does not decompress is 400, another encoding 415 (test/http/limits.test.ts).
+  });
+  app.addHook('onRoute', (route) => {
+    const dropBody = headHooks.get(route);
+    if (dropBody === undefined || !Array.isArray(route.onSend)) return;
+    route.onSend = [...route.onSend.filter((hook) => hook !== dropBody), dropBody] as typeof route.onSend;
   });
 }
