@@ -107,6 +107,7 @@ function expectPatched(dir: string): void {
   expect(patched('graphql/validation/rules/SingleFieldSubscriptionsRule.js')).toContain(
     "directive.name.value === 'skip'",
   );
+  expect(patched('@fastify/swagger-ui/lib/swagger-initializer.js')).toContain(".split('?', 1)[0]");
 }
 
 describeRuntime('the slim runtime (scripts/build-runtime.js)', () => {

@@ -62,6 +62,17 @@ describeIf(haveChromium, NEEDS_CHROMIUM(CHROMIUM))('GET /docs in a browser', () 
     expect(outside).toEqual([]);
   });
 
+  it('renders when its URL has a query string (a link with tracking parameters, a trailing slash)', async () => {
+    // The page fetched the document from its own URL plus `/./json`, query included: the page again.
+    for (const url of ['/docs?utm_source=mail', '/docs/?utm_source=mail&x=1#/Pets/getPetById', '/docs?']) {
+      const page = await browser.newPage();
+      await page.goto(`${base}${url}`);
+      await page.locator('.opblock', { hasText: '/store/orders' }).waitFor({ timeout: 30_000 });
+      expect(await page.getByText('Unable to render this definition').count()).toBe(0);
+      await page.close();
+    }
+  });
+
   /** An IPv4 address of this machine that is not loopback (what a VM or container is reached by). */
   const externalAddress = Object.values(os.networkInterfaces())
     .flat()
