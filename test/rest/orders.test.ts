@@ -143,6 +143,16 @@ describe('GET /store/orders', () => {
     expect(far.json()).toEqual([]);
   });
 
+  it('reads limit and offset written with leading zeros as their value, however many', async () => {
+    const pet = await makePet(t);
+    for (let i = 0; i < 3; i++) await insertOrder(t, { petId: pet.id });
+    const all = (await get(`/store/orders?petId=${pet.id}`)).json() as { id: number }[];
+    const res = await get(`/store/orders?petId=${pet.id}&limit=0000000000001&offset=00000000000001`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([all[1]]);
+    expect(links(res.headers.link).next).toBe(`/store/orders?petId=${pet.id}&limit=1&offset=2`);
+  });
+
   it('writes ids above 2^53 with all their digits', async () => {
     const category = await t.db.prisma.category.create({ data: { name: 'Orders of big pets' } });
     const pet = await t.db.prisma.pet.create({
@@ -170,6 +180,11 @@ describe('GET /store/orders', () => {
     ['offset', 'offset=1.0', 'offset: must be integer'],
     ['offset', 'offset=-1', 'offset: must be >= 0'],
     ['offset', 'offset=2147483648', 'offset: must be <= 2147483647'],
+    // Out of range whatever the number of digits (it was "must be integer" from 13 digits on).
+    ['offset', 'offset=99999999999999', 'offset: must be <= 2147483647'],
+    ['offset', `offset=${'9'.repeat(400)}`, 'offset: must be <= 2147483647'],
+    ['limit', 'limit=1000000000000', 'limit: must be <= 100'],
+    ['limit', 'limit=-0000000000001', 'limit: must be >= 1'],
     ['complete', 'complete=maybe', 'complete: must be boolean'],
     ['petId', 'petId=abc', 'petId: must be a 64-bit integer id in decimal digits'],
     ['petId', 'petId=9223372036854775808', 'petId: must be a 64-bit integer id in decimal digits'],

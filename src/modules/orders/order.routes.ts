@@ -3,7 +3,7 @@
  * filter and order with the GraphQL `orders` list. Needs the `orders:read` scope: the route names its
  * operation in `config`, and the auth hook enforces SCOPE_TABLE for it.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { orderReadAccess } from './order.access';
 import { parseId } from '../../common/ids';
 import { ValidationError } from '../../errors/app-error';
@@ -83,6 +83,25 @@ export function pageLinks(
   return links.length ? links.join(', ') : null;
 }
 
+/**
+ * `limit` and `offset` as digits only: the schema's integer coercion also reads `0x1`, `1e0`,
+ * `+1` and ` 1` as numbers, which no client means as a page (400, as any other bad value).
+ */
+async function pagingAsDigits(request: FastifyRequest): Promise<void> {
+  const query = request.query as unknown as Record<string, unknown>;
+  for (const name of ['limit', 'offset']) {
+    const value = query[name];
+    // As the schema says it. Ranges stay the schema's, whatever the number of digits: `-1` is
+    // "must be >= 0", `99999999999999` "must be <= 2147483647", `0000000000001` is 1.
+    if (value === undefined) continue;
+    const digits = typeof value === 'string' ? /^(-?)0*(\d+)$/.exec(value) : null;
+    if (!digits) throw new ValidationError(`${name}: must be integer`);
+    // Past 15 digits a number is out of every range but may not be finite (400 nines are
+    // Infinity): the schema is handed one that is finite and as far out, on the same side.
+    if (digits[2]!.length > 15) query[name] = `${digits[1]}${'9'.repeat(15)}`;
+  }
+}
+
 export async function orderRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const error = (description: string, extra: Record<string, unknown> = {}) => ({
     description,
@@ -150,17 +169,7 @@ export async function orderRoutes(app: FastifyInstance, { services }: { services
           500: error('`INTERNAL`: unexpected; the message holds a request id to quote.'),
         },
       },
-      // `limit` and `offset` as digits only: the schema's integer coercion also reads `0x1`, `1e0`,
-      // `+1` and ` 1` as numbers, which no client means as a page (400, as any other bad value).
-      preValidation: async (request) => {
-        const query = request.query as unknown as Record<string, unknown>;
-        for (const name of ['limit', 'offset']) {
-          const value = query[name];
-          // As the schema says it (ranges stay the schema's: `-1` is "must be >= 0").
-          if (value !== undefined && !(typeof value === 'string' && /^-?\d{1,12}$/.test(value)))
-            throw new ValidationError(`${name}: must be integer`);
-        }
-      },
+      preValidation: pagingAsDigits,
       // Orders change and are not public: no cache keeps them, errors included.
       onSend: async (_request, reply, payload) => {
         reply.header('cache-control', 'no-store');
