@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { prepareDataDir, runApiKeyCli, startServerProcess } from '../helpers/server-process';
+import { prepareDataDir, runApiKeyCli, runScript, startServerProcess } from '../helpers/server-process';
 
 jest.setTimeout(120_000);
 
@@ -112,6 +112,32 @@ describe('the API-key CLI on the embedded database', () => {
     expect(badScope).toMatchObject({ code: 1, stderr: expect.stringMatching(/must be among orders:read/) });
     const badId = await runApiKeyCli(['revoke', 'abc'], { PGLITE_DATA_DIR: fresh });
     expect(badId).toMatchObject({ code: 1, stderr: expect.stringMatching(/ID/) });
+    expect(fs.existsSync(fresh)).toBe(false);
+  });
+
+  it('answers an unknown option, or an option without its value, with a message and its usage (exit 2), never a stack', async () => {
+    const fresh = path.join(dataDir, 'never-created');
+    for (const args of [
+      ['list', '--foo'],
+      ['create', '--name'],
+      ['create', '--name', 'x', '--scopes'],
+    ]) {
+      const result = await runApiKeyCli(args, { PGLITE_DATA_DIR: fresh });
+      expect(result).toMatchObject({ code: 2, stderr: expect.stringMatching(/^(Unknown option|Option) '--/) });
+      expect(result.stderr).toContain('usage: npm run apikey');
+      expect(result.stderr).not.toMatch(/TypeError|\n\s+at /);
+    }
+    // `npm run token` too.
+    for (const args of [
+      ['x', '--role', 'staff'],
+      ['x', '--ttl'],
+    ]) {
+      const result = await runScript('src/modules/auth/dev-token.cli.js', args, {
+        AUTH_DEV_KEY_FILE: path.join(dataDir, 'dev-key.json'),
+      });
+      expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: npm run token') });
+      expect(result.stderr).not.toMatch(/TypeError|\n\s+at /);
+    }
     expect(fs.existsSync(fresh)).toBe(false);
   });
 });

@@ -12,7 +12,6 @@
  */
 import 'reflect-metadata';
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, readEnvFile } from '../../config';
 import { DatabaseInUseError } from '../../db/database';
 import { openDatabase } from '../../db/open';
@@ -23,20 +22,22 @@ import { ApiKeyService, validateNewKey } from './api-key.service';
 import { AdminSocketError, adminSocketPath, sendToAdminSocket } from './api-key.socket';
 import { SCOPES } from '../../common/scopes';
 import { explainStartupError } from '../../db/startup';
+import { parseCliArgs, UsageError } from '../../common/cli-args';
 
 const USAGE = `usage: npm run apikey -- create --name NAME --scopes SCOPE[,SCOPE...]
        npm run apikey -- list
        npm run apikey -- revoke ID
 scopes: ${SCOPES.join(', ')}`;
 
-class UsageError extends Error {}
-
 function parse(argv: string[]): ApiKeyCommand {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { positionals, values } = parseCliArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, scopes: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    },
+    USAGE,
+  );
   const [command, ...rest] = positionals;
   if (values.help || !command) throw new UsageError(USAGE);
   switch (command) {

@@ -3,24 +3,25 @@
  * SUBJECT alone on the last line (dev-token.ts, docs/identity.md). A server trusts it when it runs
  * with AUTH_DEV_TOKENS=true (never in production). Without --scopes the token is a customer's.
  */
-import { parseArgs } from 'node:util';
 import { ConfigError, DEV_TOKEN_AUDIENCE, loadConfig, readEnvFile } from '../../config';
 import { loadOrCreateDevKey, signDevToken } from './dev-token';
 import { SCOPES, type Scope } from '../../common/scopes';
+import { parseCliArgs, UsageError } from '../../common/cli-args';
 
 const USAGE = `usage: npm run token -- SUBJECT [--scopes SCOPE[,SCOPE...]] [--ttl SECONDS]
   prints a development access token for SUBJECT (a customer unless --scopes grants staff scopes)
   the server must run with AUTH_DEV_TOKENS=true (refused in production)
 scopes: ${SCOPES.join(', ')}`;
 
-class UsageError extends Error {}
-
 async function run(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { scopes: { type: 'string' }, ttl: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { positionals, values } = parseCliArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: { scopes: { type: 'string' }, ttl: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    },
+    USAGE,
+  );
   if (values.help || positionals.length !== 1 || !positionals[0]) throw new UsageError(USAGE);
   const scopes = (values.scopes ?? '')
     .split(',')
