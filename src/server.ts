@@ -128,6 +128,10 @@ function reloadTrustedDocumentsOnHangUp(app: FastifyInstance): void {
   });
 }
 
+/** The longest a stop waits for the last spans to reach the collector, and the margin it keeps. */
+const TRACE_FLUSH_MAX_MS = 3000;
+const TRACE_FLUSH_MARGIN_MS = 200;
+
 /**
  * Runs `closers` in order on SIGTERM/SIGINT (SIGHUP too, without trusted documents), on an uncaught
  * error, or when a worker is told to drain (drainWorker); logs each step that fails, then "stopped".
@@ -139,6 +143,7 @@ function closeGracefully(app: FastifyInstance, closers: Closer[], shutdownTimeou
   // Its own lines ("killed by timeout", "second SIGTERM, exiting") through the app's logger: JSON
   // in production like every other line, where its default (console) wrote plain text to stderr.
   const grace = closeWithGrace({ delay: shutdownTimeoutMs, skip, logger: app.log }, async ({ signal, err }) => {
+    const deadline = Date.now() + shutdownTimeoutMs;
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal: signal ?? 'the primary' }, 'shutting down: finishing in-flight requests');
     for (const closer of closers) {
@@ -149,7 +154,12 @@ function closeGracefully(app: FastifyInstance, closers: Closer[], shutdownTimeou
       }
     }
     app.log.info('stopped');
-    await shutdownTracing();
+    // The spans still buffered go to the collector, within what is left of SHUTDOWN_TIMEOUT_MS (a
+    // margin kept for the exit) and never more than TRACE_FLUSH_MAX_MS: a collector away or not
+    // answering loses them rather than turning a clean stop into "killed by timeout" (exit 1).
+    const flushMs = Math.min(TRACE_FLUSH_MAX_MS, deadline - Date.now() - TRACE_FLUSH_MARGIN_MS);
+    if (!(await shutdownTracing(flushMs)))
+      app.log.warn({ withinMs: Math.max(0, flushMs) }, 'traces not exported: the collector did not answer in time');
   });
   drainWorker = () => void grace.close();
 }

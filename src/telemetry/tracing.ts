@@ -28,11 +28,32 @@ export function markTracingStarted(stop: () => Promise<void>): void {
   shutdown = stop;
 }
 
-/** Exports the spans still buffered and stops the SDK (at the end of a graceful stop). */
-export async function shutdownTracing(): Promise<void> {
+/**
+ * Exports the spans still buffered and stops the SDK (at the end of a graceful stop), waiting at most
+ * `withinMs`: a collector that accepts the connection and never answers held the stop for the
+ * exporter's own 10 s, past SHUTDOWN_TIMEOUT_MS, so a clean stop exited 1 ("killed by timeout").
+ * Resolves with whether the spans went out in time.
+ */
+export async function shutdownTracing(withinMs: number): Promise<boolean> {
   const stop = shutdown;
   shutdown = null;
-  await stop?.().catch(() => undefined);
+  if (!stop) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, withinMs));
+    timer.unref();
+  });
+  try {
+    return await Promise.race([
+      stop().then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Whether the SDK runs in this process (the preload started it). */

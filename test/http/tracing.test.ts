@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
@@ -251,5 +252,39 @@ describe('tracing off', () => {
     expect(run.status).toBe(0);
     // The API alone (a few kB of no-op tracer, which prom-client loads too); no SDK, no instrumentation.
     expect(JSON.parse(run.stdout)).toEqual(['@opentelemetry/api']);
+  });
+});
+
+describe('a collector that accepts connections and never answers', () => {
+  it('does not hold a graceful stop: exit 0 well within SHUTDOWN_TIMEOUT_MS, the lost spans said', async () => {
+    const sockets = new Set<net.Socket>();
+    const collector = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const { port } = collector.address() as net.AddressInfo;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-traces-hung-'));
+    try {
+      const server = await startServerProcess({
+        PGLITE_DATA_DIR: dataDir,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      });
+      expect((await fetch(`${server.url}/graphql?query=%7B__typename%7D`)).status).toBe(200);
+      const started = Date.now();
+      // SHUTDOWN_TIMEOUT_MS is 10 s by default: the exporter's own timeout (10 s) ran past it.
+      expect(await server.stop()).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
+      const lines = server.output.map((l) => JSON.parse(l) as { msg: string });
+      expect(lines.map((l) => l.msg)).toEqual(
+        expect.arrayContaining(['stopped', 'traces not exported: the collector did not answer in time']),
+      );
+      expect(lines.map((l) => l.msg)).not.toContainEqual(expect.stringMatching(/killed by timeout/));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => collector.close(resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
