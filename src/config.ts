@@ -587,8 +587,16 @@ export function readEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
     if (explicit) throw new ConfigError([{ setting: 'ENV_FILE', message: `${file} does not exist` }]);
     return null;
   }
-  // Node's own parser (Node >= 20.12); it leaves variables that are already set alone.
-  process.loadEnvFile(file);
+  // Node's own parser (Node >= 20.12); it leaves variables that are already set alone. A directory
+  // or an unreadable file named ENV_FILE (or `.env`) is a setting to fix, not a TypeError or EACCES.
+  if (fs.statSync(file).isDirectory())
+    throw new ConfigError([{ setting: 'ENV_FILE', message: `${file} is a directory, not a file of NAME=value lines` }]);
+  try {
+    process.loadEnvFile(file);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError([{ setting: 'ENV_FILE', message: `${file} could not be read (${reason})` }]);
+  }
   return file;
 }
 

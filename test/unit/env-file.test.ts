@@ -62,4 +62,12 @@ describe('.env', () => {
       `Invalid configuration:\n  ENV_FILE: ${path.join(tmp, 'missing.env')} does not exist`,
     );
   });
+
+  it('names an ENV_FILE that is a directory, in one line, never a TypeError', async () => {
+    const result = await runScript('src/main.js', [], { ENV_FILE: tmp });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `Invalid configuration:\n  ENV_FILE: ${tmp} is a directory, not a file of NAME=value lines`,
+    );
+  });
 });
