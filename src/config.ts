@@ -686,10 +686,64 @@ function authConfig(e: Env): AuthConfig {
 }
 
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
+/** What the OpenTelemetry SDK takes for the OTEL_* variables whose other values it would ignore. */
+const OTEL_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
+const OTEL_CHOICES: Record<string, string[]> = {
+  OTEL_EXPORTER_OTLP_PROTOCOL: OTEL_PROTOCOLS,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTEL_PROTOCOLS,
+  OTEL_TRACES_SAMPLER: [
+    'always_on',
+    'always_off',
+    'traceidratio',
+    'parentbased_always_on',
+    'parentbased_always_off',
+    'parentbased_traceidratio',
+  ],
+};
+const OTEL_TRACES_EXPORTERS = ['otlp', 'zipkin', 'console', 'none'];
+
+/**
+ * The OTEL_* variables of tracing (read by the SDK, src/telemetry/preload.ts) that it would take
+ * silently when wrong: for a value it does not know it falls back to a default, said only on its
+ * diagnostic logger, which is off. `OTEL_TRACES_SAMPLER_ARG=10%` sampled every trace, a mistyped
+ * protocol sent protobuf, an endpoint that is not a URL exported nothing; each is refused instead.
+ * An empty value is the SDK's unset.
+ */
+function otelIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const value = (name: string) => env[name]?.trim() || undefined;
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const url = value(name);
+    if (url && !/^https?:$/.test(URL.parse(url)?.protocol ?? ''))
+      issues.push({
+        setting: name,
+        message: 'must be an http(s) URL of an OTLP collector, e.g. http://collector:4318',
+      });
+  }
+  for (const [name, choices] of Object.entries(OTEL_CHOICES)) {
+    const v = value(name);
+    if (v && !choices.includes(v)) issues.push({ setting: name, message: `must be one of ${choices.join(', ')}` });
+  }
+  const exporters = value('OTEL_TRACES_EXPORTER')
+    ?.split(',')
+    .map((e) => e.trim());
+  if (exporters?.some((e) => !OTEL_TRACES_EXPORTERS.includes(e)))
+    issues.push({ setting: 'OTEL_TRACES_EXPORTER', message: `must be among ${OTEL_TRACES_EXPORTERS.join(', ')}` });
+  const ratio = value('OTEL_TRACES_SAMPLER_ARG');
+  if (ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1))
+    issues.push({
+      setting: 'OTEL_TRACES_SAMPLER_ARG',
+      message: `must be the ratio of traces sampled, from 0 to 1 (0.1 for 10 %), not ${JSON.stringify(ratio)}`,
+    });
+  return issues;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => ({ setting: i.path.join('.'), message: i.message })));
+  const otel = otelIssues(env);
+  if (!parsed.success || otel.length) {
+    const issues = parsed.success ? [] : parsed.error.issues;
+    throw new ConfigError([...issues.map((i) => ({ setting: i.path.join('.'), message: i.message })), ...otel]);
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';

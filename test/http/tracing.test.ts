@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { adminKeyFor, runScript, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 import { pollUntil } from '../helpers/poll';
@@ -286,5 +286,26 @@ describe('a collector that accepts connections and never answers', () => {
       await new Promise((resolve) => collector.close(resolve));
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('OTEL_* values the SDK would have ignored', () => {
+  it('stop the start with one line naming each variable, exit 1', async () => {
+    const result = await runScript('src/main.js', [], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
+      OTEL_TRACES_SAMPLER: 'ratio',
+      OTEL_TRACES_SAMPLER_ARG: '10%',
+      OTEL_TRACES_EXPORTER: 'otlp,jaeger',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration:',
+      '  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL of an OTLP collector, e.g. http://collector:4318',
+      '  OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/protobuf, http/json, grpc',
+      expect.stringMatching(/^ {2}OTEL_TRACES_SAMPLER: must be one of always_on, .*parentbased_traceidratio$/),
+      '  OTEL_TRACES_EXPORTER: must be among otlp, zipkin, console, none',
+      '  OTEL_TRACES_SAMPLER_ARG: must be the ratio of traces sampled, from 0 to 1 (0.1 for 10 %), not "10%"',
+    ]);
   });
 });
