@@ -12,8 +12,13 @@ import { seedDemoData } from '../src/modules/demo-seed';
 import { openDatabase } from '../src/db/open';
 import { AdminSocketError, adminSocketPath, sendSeedToAdminSocket } from '../src/modules/auth/api-key.socket';
 import { explainStartupError } from '../src/db/startup';
+import { takesNoArguments, UsageError } from '../src/common/cli-args';
+
+const USAGE = `usage: npm run db:seed
+  loads the demo catalogue into the database (skipped when it has categories); takes no arguments`;
 
 async function main(): Promise<void> {
+  takesNoArguments(process.argv.slice(2), USAGE);
   readEnvFile();
   const config = loadConfig();
   let db;
@@ -37,6 +42,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   const known = error instanceof ConfigError || error instanceof AdminSocketError;
   console.error(
     known ? (error as Error).message : (explainStartupError(error) ?? (error instanceof Error ? error.message : error)),

@@ -18,3 +18,12 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string
     throw error;
   }
 }
+
+/**
+ * For a CLI that takes no arguments (`npm run db:migrate`, `npm run db:seed`): any argument is a usage
+ * error, so that `--dry-run` or `--status` never goes on to change the database.
+ */
+export function takesNoArguments(argv: string[], usage: string): void {
+  const { values } = parseCliArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }, usage);
+  if (values.help) throw new UsageError(usage);
+}

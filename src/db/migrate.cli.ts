@@ -11,10 +11,15 @@ import { openDatabase } from './open';
 import { readMigrations, unknownMigrations } from './migrate';
 import { reportStartupFailure } from './startup';
 import { writeProgress } from '../fatal-log';
+import { takesNoArguments, UsageError } from '../common/cli-args';
+
+const USAGE = `usage: npm run db:migrate
+  applies the pending migrations to the database of DATABASE_URL (or the embedded one); takes no arguments`;
 
 let config: Config | undefined;
 
 async function main(): Promise<void> {
+  takesNoArguments(process.argv.slice(2), USAGE);
   readEnvFile();
   config = loadConfig();
   const applied: string[] = [];
@@ -44,6 +49,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   reportStartupFailure(error, config, { what: 'migrate' });
   process.exit(1);
 });

@@ -87,4 +87,18 @@ describe('database scripts on the embedded database', () => {
       await db.close();
     }
   });
+
+  it('db:migrate and db:seed refuse any argument with their usage (exit 2), before opening or creating a database', async () => {
+    const fresh = path.join(dataDir, 'never-created');
+    for (const [script, args, usage] of [
+      ['src/db/migrate.cli.js', ['--dry-run'], 'usage: npm run db:migrate'],
+      ['src/db/migrate.cli.js', ['status'], 'usage: npm run db:migrate'],
+      ['prisma/seed.js', ['--force'], 'usage: npm run db:seed'],
+    ] as const) {
+      const result = await runScript(script, [...args], { PGLITE_DATA_DIR: fresh });
+      expect(result).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining(usage) });
+      expect(result.stderr).not.toMatch(/TypeError|\n\s+at /);
+    }
+    expect(fs.existsSync(fresh)).toBe(false);
+  });
 });
