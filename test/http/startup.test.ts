@@ -144,15 +144,21 @@ describe('starting the service', () => {
   });
 
   it('answers an unexpected failure with one line, and its stack only at LOG_LEVEL=debug', async () => {
-    // ENV_FILE naming a directory: a failure nobody wrote a message for (Node's .env reader throws).
-    const quiet = await failedStart({ ENV_FILE: tmp });
+    // A failure nobody wrote a message for: every listen() throws (a module preloaded for it).
+    const preload = path.join(tmp, 'listen-throws.js');
+    fs.writeFileSync(
+      preload,
+      "require('node:net').Server.prototype.listen = function () { throw new TypeError('listen is broken'); };\n",
+    );
+    const broken = { NODE_OPTIONS: `--require ${preload}` };
+    const quiet = await failedStart(broken);
     expect(quiet.code).toBe(1);
     expect(quiet.lines).toEqual([
-      expect.stringMatching(/^petstore gateway could not start: \w*Error: .+/),
+      expect.stringMatching(/^petstore gateway could not start: TypeError: listen is broken/),
       '(run with LOG_LEVEL=debug for the details)',
     ]);
-    const debug = await failedStart({ ENV_FILE: tmp, LOG_LEVEL: 'debug' });
-    expect(debug.lines[0]).toMatch(/^petstore gateway could not start: \w*Error: .+/);
+    const debug = await failedStart({ ...broken, LOG_LEVEL: 'debug' });
+    expect(debug.lines[0]).toMatch(/^petstore gateway could not start: TypeError: listen is broken/);
     expect(debug.lines.some((l) => /^\s+at /.test(l))).toBe(true);
   });
 
