@@ -15,10 +15,7 @@ describe('security headers of a 405 on an API path (production)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-405headers-'));
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess(
-      { PGLITE_DATA_DIR: dataDir, NODE_ENV: 'production' },
-      { pickPort: async () => 47601 },
-    );
+    server = await startServerProcess({ PGLITE_DATA_DIR: dataDir, NODE_ENV: 'production' });
   });
   afterAll(async () => {
     await server?.stop();

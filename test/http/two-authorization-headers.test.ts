@@ -37,7 +37,7 @@ describe('two Authorization headers', () => {
   let admin: string;
   beforeAll(async () => {
     admin = (await adminKeyFor(env)).authorization!;
-    server = await startServerProcess(env, { pickPort: async () => 47602 });
+    server = await startServerProcess(env);
   });
   afterAll(async () => {
     await server?.stop();
