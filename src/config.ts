@@ -685,7 +685,6 @@ function authConfig(e: Env): AuthConfig {
   };
 }
 
-/** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 /** What the OpenTelemetry SDK takes for the OTEL_* variables whose other values it would ignore. */
 const OTEL_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
 const OTEL_CHOICES: Record<string, string[]> = {
@@ -738,6 +737,7 @@ function otelIssues(env: NodeJS.ProcessEnv): ConfigIssue[] {
   return issues;
 }
 
+/** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   const otel = otelIssues(env);
