@@ -24,6 +24,12 @@
  * targets sent the shape at one rate, `PACED_SHARE` of the slower one's closed-loop req/s (an open
  * loop: request i leaves at i / rate, whatever the answers), `rounds` rounds alternating which goes
  * first, and the CPU per request of each side at that equal load is the best of its rounds.
+ *
+ * The reference is T2 (PostGraphile), or T3base (an earlier build of this gateway, `--baseline DIR`)
+ * asked T3's own documents: a lever's A/B over every generated shape, and, with `--baseline .` (the
+ * same build twice), an A/A control: how far from 1 the ratios of two identical servers spread on
+ * this machine in this sitting, so that a T3/T2 ratio of the same sitting can be read against it (a
+ * maximum over 95 noisy ratios is far from 1 even when nothing differs).
  * This is a sequential measure at low concurrency,
  * not a saturation run: its req/s is the inverse of the latency at `concurrency` in flight, on a
  * machine where the client, the server and PostgreSQL share the cores. A shape with a failed answer
@@ -121,8 +127,13 @@ export interface WorstShape extends ShapeResult {
   peerVariables: Record<string, unknown>;
 }
 
+/** What T3 is set against: PostGraphile, or an earlier build of the gateway (module comment). */
+export type Reference = 'T2' | 'T3base';
+
 export interface GeneratedComparison {
   db: string;
+  /** The reference side (`t2` in each ShapeResult); absent in records written before it could be T3base. */
+  reference?: Reference;
   options: CompareOptions;
   /** Shapes measured (answered alike by both, before this measurement). */
   shapes: number;
@@ -295,14 +306,21 @@ export async function compareGenerated(
   headers: Record<string, string>,
   pgCpu: PgCpuSampler | null,
   options: CompareOptions,
+  reference: Reference = 'T2',
 ): Promise<GeneratedComparison> {
   const started = Date.now();
-  const clients = { T3: client(t3, headers, options.concurrency), T2: client(t2, {}, options.concurrency) };
+  // Below, `T2` is the reference side: PostGraphile with its translated document, or T3base with T3's.
+  const peer = reference === 'T2';
+  const referenceSpec = (shape: GeneratedShape) => (peer ? shape.peer!.spec : shape.spec);
+  const clients = {
+    T3: client(t3, headers, options.concurrency),
+    T2: client(t2, peer ? {} : headers, options.concurrency),
+  };
   const failed: GeneratedComparison['failed'] = [];
   /** Every run of every shape still measured, by shape index. */
   const runsOf = new Map<number, Record<'T3' | 'T2', Run[]>>();
   log(
-    `${db} WG: ${shapes.length} shapes on T3 and T2, ${options.rounds} round(s) of ${options.ms} ms each at ${options.concurrency} in flight`,
+    `${db} WG: ${shapes.length} shapes on T3 and ${reference}, ${options.rounds} round(s) of ${options.ms} ms each at ${options.concurrency} in flight`,
   );
 
   /** `options.rounds` more rounds of one shape on both targets (the first time with the warm-up). */
@@ -315,7 +333,7 @@ export async function compareGenerated(
       const order: ('T3' | 'T2')[] = (n + round) % 2 ? ['T2', 'T3'] : ['T3', 'T2'];
       for (const id of order) {
         const target = id === 'T3' ? t3 : t2;
-        const spec = id === 'T3' ? shape.spec : shape.peer!.spec;
+        const spec = id === 'T3' ? shape.spec : referenceSpec(shape);
         const { send } = clients[id];
         // Enough requests for every pooled connection to have prepared the shape's statement (the
         // first round), then a few to take the connections back from the other target's turn.
@@ -364,7 +382,7 @@ export async function compareGenerated(
       const order: ('T3' | 'T2')[] = (n + round) % 2 ? ['T2', 'T3'] : ['T3', 'T2'];
       for (const id of order) {
         const target = id === 'T3' ? t3 : t2;
-        const spec = id === 'T3' ? shape.spec : shape.peer!.spec;
+        const spec = id === 'T3' ? shape.spec : referenceSpec(shape);
         const { send } = clients[id];
         await loop(send, spec, 0, 4, options.concurrency);
         const before = await target.stats();
@@ -469,12 +487,13 @@ export async function compareGenerated(
       return {
         metric,
         ...r,
-        peerQuery: s.peer!.query,
-        peerVariables: s.peer!.variables,
+        peerQuery: peer ? s.peer!.query : s.query,
+        peerVariables: peer ? s.peer!.variables : s.variables,
       };
     });
   return {
     db,
+    reference,
     options,
     shapes: perShape.length,
     seconds: (Date.now() - started) / 1000,

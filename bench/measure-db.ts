@@ -26,6 +26,8 @@ export interface DbOutcome {
   generated?: GeneratedWorkload;
   /** WG shape by shape on T3 and T2 (PostgreSQL, both targets), when it ran. */
   generatedComparison?: GeneratedComparison;
+  /** WG shape by shape on T3 and T3base (`--baseline DIR`; `--baseline .`: the A/A control), when it ran. */
+  generatedBaseline?: GeneratedComparison;
 }
 
 /**
@@ -123,6 +125,21 @@ export async function measureDb(
         rounds: o.shapeRounds,
         concurrency: o.shapeConcurrency,
       });
+    }
+    // The same against T3base, T3's own documents: a lever's A/B shape by shape, or with `--baseline .`
+    // the A/A control that says how far this sitting's noise alone spreads the ratios.
+    const t3base = targets.find((t) => t.id === 'T3base');
+    if (t3 && t3base && timed('WG').includes('T3base') && timed('WG').includes('T3')) {
+      outcome.generatedBaseline = await compareGenerated(
+        db,
+        t3,
+        t3base,
+        generatedShapes(),
+        headers,
+        pgCpu,
+        { ms: o.shapeMs, rounds: o.shapeRounds, concurrency: o.shapeConcurrency },
+        'T3base',
+      );
     }
 
     // W4 and W7 write (orders, stock): after every read, so all reads see the seeded data.

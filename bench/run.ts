@@ -194,6 +194,7 @@ async function main(): Promise<void> {
     targetNode: targetNodeVersion,
     generated: outcomes.filter((x) => x.generated).map((x) => x.generated),
     generatedComparison: comparisons,
+    generatedBaseline: outcomes.flatMap((x) => (x.generatedBaseline ? [x.generatedBaseline] : [])),
     rounds: o.rounds,
     durationSec: o.durationSec,
     warmupSec: o.warmupSec,
@@ -219,6 +220,9 @@ async function main(): Promise<void> {
     report += '\n\n' + generatedMarkdown(c, g);
     fs.writeFileSync(path.join(dir, 'generated-latest.md'), generatedWorstMarkdown(c, g, results));
     log('wrote bench/results/generated-latest.md (the worst shapes with their documents)');
+  }
+  for (const c of results.generatedBaseline) {
+    report += '\n\n' + generatedMarkdown(c, outcomes.find((x) => x.db === c.db)?.generated);
   }
   process.stdout.write(report + '\n');
   log(`wrote bench/results/latest.json`);
