@@ -153,8 +153,13 @@ async function startApollo(
  * Subscriptions: graphql-ws on GET /graphql upgraded to a WebSocket (subscriptions/subscriptions.ts),
  * fed by the database's store events through this process's one LISTEN on their channel.
  */
-async function registerSubscriptionsFor(app: FastifyInstance, policy: Policy, options: GraphQLEndpointOptions) {
-  const events = await startStoreEvents(options.db, app.log);
+async function registerSubscriptionsFor(
+  app: FastifyInstance,
+  policy: Policy,
+  graphqlCache: GraphQLCache,
+  options: GraphQLEndpointOptions,
+) {
+  const events = await startStoreEvents(options.db, app.log, graphqlCache.beforeEvents ?? undefined);
   app.addHook('onClose', events.stop);
   const { graphql, limits, services, limiter, apiKeyCache, tokens, metrics } = options;
   await app.register(subscriptionsPlugin, {
@@ -229,7 +234,7 @@ async function graphqlEndpoint(app: FastifyInstance, options: GraphQLEndpointOpt
       linkGraphQLContext(request, createContext(services, request, new Reads(services, request.caller))),
   });
   app.addHook('onClose', async () => apollo.stop());
-  await registerSubscriptionsFor(app, policy, options);
+  await registerSubscriptionsFor(app, policy, graphqlCache, options);
   const route = graphqlRoute(
     policy,
     graphqlCache,

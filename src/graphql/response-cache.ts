@@ -125,6 +125,13 @@ export interface GraphQLCache {
   onSend: onSendHookHandler;
   /** Called by the cache-policy step after every mutation, before its answer. */
   invalidate(): Promise<void>;
+  /**
+   * Redis: awaited before store events reach this process's subscribers. The database sends a
+   * write's events when it commits, before the writing gateway has moved the shared generation on
+   * (and never for a write by hand): a subscriber re-reading at once would be answered from before
+   * the change it was just told of. Null in process: the same notification empties that cache first.
+   */
+  beforeEvents: (() => Promise<void>) | null;
   stop(): Promise<void>;
 }
 
@@ -305,6 +312,7 @@ export async function createGraphQLCache(
   return {
     store,
     invalidate: invalidator(store),
+    beforeEvents: store instanceof RedisStore ? () => store.invalidateBeforeEvents() : null,
     lookup: cacheLookup(store, settings.fingerprint ?? ''),
     onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {

@@ -284,6 +284,15 @@ export class RedisStore implements ResponseCacheStore {
     }
   }
 
+  /**
+   * Before this process tells its subscribers of a change (store events): moves the generation on,
+   * so that none re-reading at once is answered from before it. While Redis is away this process
+   * bypasses the cache and owes an invalidation already: the events go at once.
+   */
+  async invalidateBeforeEvents(): Promise<void> {
+    if (this.#synced) await this.invalidate();
+  }
+
   async #retry(): Promise<void> {
     for (;;) {
       if (this.#stopped) return;

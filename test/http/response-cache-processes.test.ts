@@ -17,6 +17,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { usingPostgres } from '../helpers/test-database';
 import { pollUntil } from '../helpers/poll';
+import { connectWs, subscribe } from '../helpers/ws-client';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -207,6 +208,57 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the response cache across processes
       const anonymous = await get(b, ORDERS, { p: ids.p });
       expect(anonymous.status).toBe(401);
       expect(anonymous.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('never answers a subscriber from before the stock change it was just told of', async () => {
+      const STOCK = 'query S($p: ID!) { inventory(petId: $p) { quantity status } }';
+      const ws = connectWs(b);
+      try {
+        await ws.connected;
+        const stock = subscribe<{ stockChanged: { quantity: number } }>(
+          ws,
+          'subscription S($p: ID!) { stockChanged(petIds: [$p]) { quantity } }',
+          { p: ids.p },
+        );
+        const readAfterEvent = async (n: number) => {
+          const [event] = (await stock.take(n)).slice(-1);
+          const read = await get(b, STOCK, { p: ids.p });
+          return { told: event!.data!.stockChanged.quantity, read: read.body.data!.inventory.quantity };
+        };
+        // A change by hand: the database tells subscribers of it, and nobody tells the cache.
+        await pollUntil(
+          () => get(b, STOCK, { p: ids.p }),
+          (r) => r.headers.get('age') !== null,
+        );
+        const sql = new Client({ connectionString: pair!.databaseUrl });
+        await sql.connect();
+        try {
+          await sql.query('UPDATE inventory_items SET quantity = quantity + 5 WHERE pet_id = $1', [ids.p]);
+        } finally {
+          await sql.end();
+        }
+        let seen = 1;
+        const byHand = await readAfterEvent(seen);
+        expect(byHand.read).toBe(byHand.told);
+        // Writes through the other process: its event is sent at commit, before that process has
+        // moved the shared generation on.
+        for (let i = 0; i < 10; i++) {
+          await warm(b);
+          await get(b, STOCK, { p: ids.p });
+          await write(
+            a,
+            'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }',
+            {
+              ...ids,
+              q: 40 + i,
+            },
+          );
+          const after = await readAfterEvent(++seen);
+          expect({ i, ...after }).toEqual({ i, told: 40 + i, read: 40 + i });
+        }
+      } finally {
+        await ws.dispose();
+      }
     });
 
     /** A third process on the same database and Redis, its Redis connection through a proxy the test controls. */

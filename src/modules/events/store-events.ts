@@ -191,19 +191,53 @@ export interface StoreEvents {
 }
 
 /**
+ * Publishes to `hub`, each event only once `before()` has run after it was heard (in the order heard):
+ * events heard while a `before()` runs wait for the next one, which then serves them all. With no
+ * subscriber and nothing waiting, an event goes at once.
+ */
+function publishAfter(hub: StoreEventHub, before: () => Promise<void>): (event: StoreEvent) => void {
+  let running = false;
+  let next: StoreEvent[] | null = null;
+  const run = (events: StoreEvent[]): void => {
+    running = true;
+    void before()
+      .catch(() => undefined)
+      .then(() => {
+        for (const event of events) hub.publish(event);
+        const waiting = next;
+        next = null;
+        if (waiting) run(waiting);
+        else running = false;
+      });
+  };
+  return (event) => {
+    if (running) (next ??= []).push(event);
+    else if (hub.size === 0) hub.publish(event);
+    else run([event]);
+  };
+}
+
+/**
  * LISTENs on the store-events channel and publishes what it hears to a new hub. A lost LISTEN
  * connection (PostgreSQL) reconnects by itself (src/db/listen.ts); the gap is logged, with its
  * length, because events committed meanwhile were not delivered to anyone in this process.
+ * `beforePublish`: what must be done before subscribers hear of a change (the response cache in
+ * Redis moves on past it, src/graphql/response-cache.ts), awaited before each publication.
  */
-export async function startStoreEvents(db: Database, log: FastifyBaseLogger): Promise<StoreEvents> {
+export async function startStoreEvents(
+  db: Database,
+  log: FastifyBaseLogger,
+  beforePublish?: () => Promise<void>,
+): Promise<StoreEvents> {
   const hub = new StoreEventHub();
+  const publish = beforePublish ? publishAfter(hub, beforePublish) : (event: StoreEvent) => hub.publish(event);
   const listeners: ((listening: boolean) => void)[] = [];
   let listening = false;
   let lostAt: number | null = null;
   const stop = await db.listen(STORE_EVENTS_CHANNEL, {
     onNotify(payload) {
       const event = parseStoreEvent(payload);
-      if (event) hub.publish(event);
+      if (event) publish(event);
       else
         log.warn(
           { payload: payload.slice(0, 200) },
