@@ -386,3 +386,42 @@ describe('response cache metrics', () => {
     }
   });
 });
+
+describe('the in-process response cache and changes made in the database by hand', () => {
+  it('drops what a DELETE or a TRUNCATE of the catalogue removed, at once', async () => {
+    const t = await createTestApp({ env: { RESPONSE_CACHE_TTL_S: '300' } });
+    try {
+      const COUNTS = '{ categories(first: 10) { totalCount } pets(first: 10) { totalCount } }';
+      const counts = async () => dataOf(await get(t, { query: COUNTS }));
+      const cached = async () =>
+        pollUntil(
+          () => get(t, { query: COUNTS }),
+          (r) => r.headers.age !== undefined,
+        );
+      const create = async () => {
+        const { createCategory } = dataOf(
+          await post(t, { query: 'mutation { createCategory(input: { name: "Cats" }) { id } }' }, t.admin),
+        );
+        await post(
+          t,
+          {
+            query: 'mutation($c: ID!) { createPet(input: { name: "Tom", categoryId: $c }) { id } }',
+            variables: { c: createCategory.id },
+          },
+          t.admin,
+        );
+      };
+      const byHand = async (...sql: string[]) => {
+        await create();
+        expect(dataOf(await cached())).toEqual({ categories: { totalCount: 1 }, pets: { totalCount: 1 } });
+        for (const statement of sql) await t.db.prisma.$executeRawUnsafe(statement);
+        const after = await pollUntil(counts, (d) => d.categories.totalCount === 0, 2_000);
+        expect({ sql, after }).toEqual({ sql, after: { categories: { totalCount: 0 }, pets: { totalCount: 0 } } });
+      };
+      await byHand('DELETE FROM pets', 'DELETE FROM categories');
+      await byHand('TRUNCATE pets, categories CASCADE');
+    } finally {
+      await t.close();
+    }
+  });
+});
