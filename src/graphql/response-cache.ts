@@ -24,7 +24,13 @@ import { entityTag, ifNoneMatchHits, notModified } from '../http/etag';
 import type { Database } from '../db/database';
 import type { Unlisten } from '../db/listen';
 import { STORE_EVENTS_CHANNEL } from '../modules/events/store-events';
-import { MemoryStore, RedisStore, type CachedAnswer, type ResponseCacheStore } from '../http/response-cache.store';
+import {
+  MemoryStore,
+  RedisStore,
+  SharedGeneration,
+  type CachedAnswer,
+  type ResponseCacheStore,
+} from '../http/response-cache.store';
 import { readGetParameters } from '../common/graphql/get-parameters';
 
 /** The channel a mutation notifies in-process caches of other processes on (memory store, PostgreSQL). */
@@ -188,10 +194,10 @@ async function openStore(
  * statuses and orders; a notification sent from here after the commit could be lost with the
  * connection, leaving them stale until the TTL.
  */
-function invalidator(store: ResponseCacheStore | null): () => Promise<void> {
+function invalidator(store: ResponseCacheStore | null, shared: SharedGeneration | null): () => Promise<void> {
   return async () => {
-    if (!store) return;
-    await store.invalidate();
+    if (store) await store.invalidate();
+    else await shared?.moveOn();
   };
 }
 
@@ -309,15 +315,19 @@ export async function createGraphQLCache(
     );
   const ttlMs = settings.perCaller ? 0 : settings.responseTtlS * 1000;
   const { store, unlisten } = await openStore(settings, ttlMs, db, log);
+  // No answers kept here, but other processes on this Redis may keep theirs: this one's writes move them on.
+  const shared =
+    !store && settings.redisUrl ? new SharedGeneration({ url: settings.redisUrl, prefix: settings.redisPrefix }) : null;
   return {
     store,
-    invalidate: invalidator(store),
+    invalidate: invalidator(store, shared),
     beforeEvents: store instanceof RedisStore ? () => store.invalidateBeforeEvents() : null,
     lookup: cacheLookup(store, settings.fingerprint ?? ''),
     onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {
       for (const u of unlisten) await u();
       await store?.stop();
+      await shared?.stop();
     },
   };
 }

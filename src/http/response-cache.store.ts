@@ -317,6 +317,45 @@ export class RedisStore implements ResponseCacheStore {
   }
 }
 
+/**
+ * The shared generation as seen by a process that keeps no answers itself (RESPONSE_CACHE_TTL_S=0, or
+ * a cost budget) on a Redis where others may keep theirs (REDIS_URL): its writes move their generation
+ * on too, or they would serve what those writes changed for up to their TTL (a rolling restart that
+ * turns the cache on, processes whose settings differ). Only a generation that exists is replaced
+ * (`SET ... XX`): a Redis that holds no response cache gets no key. A write does not wait for a Redis
+ * that does not answer: the processes that keep answers bypass it meanwhile and move the generation
+ * on when they reach it again.
+ */
+export class SharedGeneration {
+  readonly #redis: Redis;
+  readonly #genKey: string;
+
+  constructor(options: Pick<RedisStoreOptions, 'url' | 'prefix'>) {
+    this.#genKey = `${options.prefix}gen`;
+    this.#redis = new Redis(options.url, {
+      enableOfflineQueue: false,
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    this.#redis.on('error', () => undefined);
+  }
+
+  /** After a write: a new token if there is a generation; none when Redis refuses to store one (full). */
+  async moveOn(): Promise<void> {
+    try {
+      await this.#redis.set(this.#genKey, generationToken(), 'XX');
+    } catch {
+      if (this.#redis.status === 'ready') await this.#redis.del(this.#genKey).catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}
+
 // One string per entry: the headers a hit needs on the first lines, the body after.
 function encode(a: CachedAnswer): string {
   return `${a.gen}\n${a.storedAt}\n${a.etag}\n${a.contentType}\n${a.cacheControl}\n${a.body}`;

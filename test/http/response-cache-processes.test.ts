@@ -261,6 +261,29 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the response cache across processes
       }
     });
 
+    it('reads at once a write made through a process on the same Redis that keeps no answers itself', async () => {
+      // Its cache off (a rolling restart turning it on has such processes for a while; so does a
+      // cost budget set on some processes only): it keeps no answers, but its writes are writes.
+      const off = await startServerProcess({
+        DATABASE_URL: pair!.databaseUrl,
+        LOG_LEVEL: 'warn',
+        ...env,
+        RESPONSE_CACHE_TTL_S: '0',
+        REDIS_URL: redisUrl!,
+      });
+      extra.push(off);
+      for (const name of ['Rex by the other', 'Rex once more']) {
+        await warm(b);
+        await write(off.url, 'mutation($p: ID!, $n: String!) { updatePet(id: $p, input: { name: $n }) { id } }', {
+          ...ids,
+          n: name,
+        });
+        const after = await get(b, CATALOGUE, ids);
+        expect(after.body.data!.pet.name).toBe(name);
+        expect(after.body.data).toEqual(await truth());
+      }
+    });
+
     /** A third process on the same database and Redis, its Redis connection through a proxy the test controls. */
     const behindProxy = async (): Promise<{ url: string; proxy: TcpProxy }> => {
       const target = new URL(redisUrl!);
