@@ -78,7 +78,7 @@ function listenAsWorker(hangUpStops: boolean): void {
  * again and validates the documents).
  */
 function checkBeforeOpening(
-  config: Pick<Config, 'database' | 'trustedDocuments' | 'env' | 'removedSettings'>,
+  config: Pick<Config, 'database' | 'trustedDocuments' | 'env' | 'removedSettings' | 'cache' | 'rateLimit'>,
   log: Logger,
 ): void {
   const settings = config.database;
@@ -94,9 +94,14 @@ function checkBeforeOpening(
     );
   }
   if (settings.kind === 'postgres' && settings.pgbouncer && !settings.directUrl) {
+    // In process, the response cache hears of other processes' writes by LISTEN only: without it, never used.
+    const responseCache =
+      config.cache.responseTtlS > 0 && !config.rateLimit.redisUrl
+        ? ', the response cache (RESPONSE_CACHE_TTL_S) is never used (REDIS_URL keeps it in Redis instead)'
+        : '';
     log.warn(
       'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +
-        'events and revoked API keys are read on every request (no cache), because LISTEN needs a session; ' +
+        `events${responseCache} and revoked API keys are read on every request (no cache), because LISTEN needs a session; ` +
         "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
     );
   }

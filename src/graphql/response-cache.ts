@@ -160,10 +160,12 @@ async function listenForWrites(
     unlisten.push(
       await db.listen(channel, {
         onNotify: () => memory.bump(),
-        onState(listening) {
+        onState(listening, error) {
           up.set(channel, listening);
           const all = [...up.values()].every(Boolean);
-          if (!all) log.warn({ channel }, 'response cache: LISTEN lost, bypassing the cache until it is back');
+          // A loss comes with its cause; none: stopping, or never listening (behind a pooler without
+          // DATABASE_DIRECT_URL, which the start says once).
+          if (!all && error) log.warn({ channel }, 'response cache: LISTEN lost, bypassing the cache until it is back');
           memory.setSynced(all);
         },
       }),

@@ -139,6 +139,25 @@ describeWithPgBouncer('the gateway behind PgBouncer in transaction mode', () => 
     const reply = await gql(alone.url, '{ pets(first: 1) { totalCount } }', {}, admin);
     expect(reply.errors).toBeUndefined();
   });
+
+  it('without DATABASE_DIRECT_URL, says in that line that the in-process response cache is not used', async () => {
+    const alone = await startServerProcess({
+      DATABASE_URL: bouncer.url(nameOf(database.url)),
+      RESPONSE_CACHE_TTL_S: '300',
+    });
+    started.push(alone);
+    const warnings = alone.output.filter((line) => line.includes('set DATABASE_DIRECT_URL to'));
+    expect(warnings).toHaveLength(1);
+    // Without LISTEN no write by another process could reach it: it is bypassed for good, and says so once.
+    expect(JSON.parse(warnings[0]!).msg).toMatch(/the response cache .*RESPONSE_CACHE_TTL_S.* never used.*REDIS_URL/);
+    expect(
+      alone.output.filter(
+        (line) => /LISTEN|"level":(50|60)/.test(line) && !line.includes('set DATABASE_DIRECT_URL to'),
+      ),
+    ).toEqual([]);
+    const read = () => fetch(`${alone.url}/graphql?query=${encodeURIComponent('{ pets(first: 1) { totalCount } }')}`);
+    for (let i = 0; i < 3; i++) expect((await read()).headers.get('age')).toBeNull();
+  });
 });
 
 describeWithPgBouncer('the gateway behind a pooler it was not told about', () => {
