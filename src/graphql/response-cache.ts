@@ -217,7 +217,10 @@ function sendHit(request: FastifyRequest, reply: FastifyReply, answer: CachedAns
 }
 
 /** The route's preHandler: answers a hit; notes a miss on the request, for `onSend` to store. */
-function cacheLookup(store: ResponseCacheStore | null, fingerprint: string): GraphQLCache['lookup'] {
+function cacheLookup(
+  store: ResponseCacheStore | null,
+  { fingerprint = '', publicMaxAgeS }: Pick<HttpCacheSettings, 'fingerprint' | 'publicMaxAgeS'>,
+): GraphQLCache['lookup'] {
   // Named: printRoutes({ includeHooks: true }) lists the route's hooks by name.
   const lookup: GraphQLCache['lookup'] = async (request, reply) => {
     request.responseCacheMiss = null;
@@ -228,7 +231,9 @@ function cacheLookup(store: ResponseCacheStore | null, fingerprint: string): Gra
     const accept = request.headers.accept ?? '';
     let key: string;
     try {
-      key = crypto.hash('sha256', JSON.stringify([fingerprint, accept, ...operation]), 'base64url');
+      // CACHE_PUBLIC_MAX_AGE_S too: a hit is sent with the Cache-Control it was stored with, and entries
+      // in Redis outlive the processes (a restart or a rolling deploy that changes it).
+      key = crypto.hash('sha256', JSON.stringify([fingerprint, publicMaxAgeS, accept, ...operation]), 'base64url');
     } catch {
       // Nested deeper than JSON.stringify's stack reaches (this runs before the input checks): not
       // cached, and the request goes on to be refused, or answered, as any other.
@@ -324,7 +329,7 @@ export async function createGraphQLCache(
     store,
     invalidate: invalidator(store, shared),
     beforeEvents: store instanceof RedisStore ? () => store.invalidateBeforeEvents() : null,
-    lookup: cacheLookup(store, settings.fingerprint ?? ''),
+    lookup: cacheLookup(store, settings),
     onSend: cacheOnSend(settings, ttlMs, store),
     async stop() {
       for (const u of unlisten) await u();

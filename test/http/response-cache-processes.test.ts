@@ -453,4 +453,29 @@ describeIf(Boolean(redisUrl), NEEDS_REDIS)('the response cache of processes serv
     expect(answer.body.errors?.[0]?.extensions.code).toBe('VALIDATION_FAILED');
     expect(answer.headers.get('age')).toBeNull();
   });
+
+  it('sends every answer with the Cache-Control of the process that sends it (CACHE_PUBLIC_MAX_AGE_S changed)', async () => {
+    const env = { ...prefixEnv(), REDIS_URL: redisUrl! };
+    const start = async (extra: Record<string, string>) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rc-max-age-'));
+      dirs.push(dir);
+      const server = await startServerProcess({ ...env, PGLITE_DATA_DIR: dir, ...extra });
+      servers.push(server);
+      return server.url;
+    };
+    // Before and after a change of the setting: a process of each (a rolling deploy), or the same
+    // Redis entries met by the restarted processes.
+    const [before, after] = await Promise.all([start({ CACHE_PUBLIC_MAX_AGE_S: '300' }), start({})]);
+    const query = '{ __typename }';
+    for (let hit = false; !hit;) {
+      const stored = await get(before, query, {});
+      expect(stored.headers.get('cache-control')).toBe('public, max-age=300');
+      hit = stored.headers.get('age') !== null;
+    }
+    for (let i = 0; i < 2; i++) {
+      const answer = await get(after, query, {});
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('cache-control')).toBe('no-cache');
+    }
+  });
 });
