@@ -63,9 +63,17 @@ export interface HttpCacheSettings {
   fingerprint?: string;
 }
 
-/** The fingerprint of what a process's answers depend on besides the request (HttpCacheSettings). */
-export function schemaFingerprint(schema: GraphQLSchema, introspection: boolean): string {
-  return crypto.hash('sha256', `${introspection}\n${printSchema(schema)}`, 'base64url');
+/**
+ * The fingerprint of what a process's answers depend on besides the request (HttpCacheSettings): the
+ * schema, introspection, and the limits a hit skips with Apollo (depth, aliases, cost, ...), so that a
+ * document one process refuses is never answered there from another's entry.
+ */
+export function schemaFingerprint(
+  schema: GraphQLSchema,
+  introspection: boolean,
+  limits: Partial<Record<string, number>> = {},
+): string {
+  return crypto.hash('sha256', `${introspection}\n${JSON.stringify(limits)}\n${printSchema(schema)}`, 'base64url');
 }
 
 declare module 'fastify' {

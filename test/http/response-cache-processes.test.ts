@@ -454,6 +454,29 @@ describeIf(Boolean(redisUrl), NEEDS_REDIS)('the response cache of processes serv
     expect(answer.headers.get('age')).toBeNull();
   });
 
+  it('never answers a document the process refuses from the entry of one with looser limits', async () => {
+    const env = { ...prefixEnv(), REDIS_URL: redisUrl! };
+    const start = async (extra: Record<string, string>) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rc-limits-'));
+      dirs.push(dir);
+      const server = await startServerProcess({ ...env, PGLITE_DATA_DIR: dir, ...extra });
+      servers.push(server);
+      return server.url;
+    };
+    // The limits lowered (a restart or a rolling deploy meeting the entries in Redis).
+    const [loose, strict] = await Promise.all([start({}), start({ GRAPHQL_MAX_DEPTH: '2' })]);
+    const query = '{ pets(first: 1) { nodes { category { pets(first: 1) { totalCount } } } } }';
+    for (let hit = false; !hit;) {
+      const stored = await get(loose, query, {});
+      expect(stored.status).toBe(200);
+      hit = stored.headers.get('age') !== null;
+    }
+    const answer = await get(strict, query, {});
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(answer.headers.get('age')).toBeNull();
+  });
+
   it('sends every answer with the Cache-Control of the process that sends it (CACHE_PUBLIC_MAX_AGE_S changed)', async () => {
     const env = { ...prefixEnv(), REDIS_URL: redisUrl! };
     const start = async (extra: Record<string, string>) => {
