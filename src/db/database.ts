@@ -524,31 +524,33 @@ async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Prom
 }
 
 /**
- * Migrations under a session-level advisory lock, on DATABASE_DIRECT_URL's own client when there is
- * one, else on a client of the pool (DATABASE_URL reaches the primary itself); behind a
- * transaction-mode pooler without a direct URL, a lock per transaction instead.
+ * Migrations under a session-level advisory lock, on a client of its own on the primary itself
+ * (DATABASE_DIRECT_URL, else DATABASE_URL); behind a transaction-mode pooler without a direct URL, a
+ * lock per transaction instead. The session has no statement timeout: DB_STATEMENT_TIMEOUT_MS bounds
+ * a request's statements, while the lock is waited for as long as another migrator holds it, and a
+ * migration (an index built on a large table) takes as long as it takes. `waiting` hears that the
+ * lock is held elsewhere.
  */
 async function withMigrationLock<T>(
   config: PostgresConfig,
   pool: Pool,
   fn: (session: SqlSession) => Promise<T>,
+  waiting: (msg: string) => void,
 ): Promise<T> {
   if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(pool, fn);
-  // The advisory lock belongs to a session: a client of its own on the primary itself.
-  const direct = config.directUrl
-    ? new Client({
-        connectionString: driverUrl(config.directUrl),
-        ...startupParameters({ ...config, pgbouncer: false }),
-      })
-    : null;
-  if (direct) {
-    direct.on('error', () => undefined);
-    await direct.connect();
-  }
-  const pooled = direct ? null : await pool.connect();
-  const client = (direct ?? pooled)!;
+  const client = new Client({
+    connectionString: driverUrl(config.directUrl ?? config.url),
+    ...startupParameters({ ...config, pgbouncer: false }),
+    statement_timeout: 0,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const [free] = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY])).rows;
+    if (!free?.locked) {
+      waiting("another process is migrating the database (it holds the migrations' lock): waiting for it to finish");
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    }
     try {
       return await fn({
         exec: async (sql) => {
@@ -560,8 +562,7 @@ async function withMigrationLock<T>(
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
-    if (direct) await direct.end();
-    pooled?.release();
+    await client.end();
   }
 }
 
@@ -617,7 +618,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       }
       return listeners.add(listener.listen(channel, handlers));
     },
-    withMigrationSession: (fn) => withMigrationLock(config, pool, fn),
+    withMigrationSession: (fn) => withMigrationLock(config, pool, fn, options.info ?? warn),
     async close() {
       router?.stop();
       await listeners.stopAll();

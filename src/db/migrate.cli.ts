@@ -27,6 +27,8 @@ async function main(): Promise<void> {
     migrations: 'apply',
     // JSON in production, like its fatal lines (src/fatal-log.ts).
     progress: (msg) => writeProgress(msg),
+    // Another migrator holding the lock: waited for, said once.
+    info: (msg) => writeProgress(msg),
     applied: (name) => applied.push(name),
   });
   let unknown: string[];
