@@ -523,6 +523,9 @@ async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Prom
   router.start();
 }
 
+/** How often a process waiting for the migrations' lock asks for it again. */
+const MIGRATION_LOCK_POLL_MS = 250;
+
 /**
  * Migrations under a session-level advisory lock, on a client of its own on the primary itself
  * (DATABASE_DIRECT_URL, else DATABASE_URL); behind a transaction-mode pooler without a direct URL, a
@@ -546,10 +549,14 @@ async function withMigrationLock<T>(
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const [free] = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY])).rows;
-    if (!free?.locked) {
+    // Asked again and again, never waited for in one statement: a statement blocked on the lock holds
+    // a snapshot, which a CREATE INDEX CONCURRENTLY run by the lock's holder waits for (deadlock).
+    const locked = async () =>
+      (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY]))
+        .rows[0]!.locked;
+    if (!(await locked())) {
       waiting("another process is migrating the database (it holds the migrations' lock): waiting for it to finish");
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      while (!(await locked())) await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
     }
     try {
       return await fn({

@@ -6,7 +6,8 @@
  */
 import crypto from 'node:crypto';
 import { Client } from 'pg';
-import { MIGRATION_LOCK_KEY } from '../../src/db/database';
+import { createDatabase, MIGRATION_LOCK_KEY } from '../../src/db/database';
+import { migrate, pendingMigrations, readMigrations, type Migration } from '../../src/db/migrate';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { runScript } from '../helpers/server-process';
 import { usingPostgres } from '../helpers/test-database';
@@ -48,6 +49,39 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command while another m
       expect(result.stdout).toMatch(/^applied \d+ migration\(s\): /);
     } finally {
       await other.end();
+    }
+  });
+
+  it('never deadlocks a CREATE INDEX CONCURRENTLY migration: a process starting meanwhile waits, and it finishes', async () => {
+    const config = { kind: 'postgres' as const, url, poolSize: 2 };
+    const migrating = await createDatabase(config);
+    const starting = await createDatabase(config);
+    try {
+      const mk = (name: string, sql: string): Migration => ({ name, sql, checksum: crypto.randomUUID() });
+      // An index that takes PostgreSQL a moment to build, long enough for the other process to be waiting.
+      const table = mk(
+        '29991231000000_slow_table',
+        'CREATE TABLE slow_index (v text); INSERT INTO slow_index SELECT md5(g::text) FROM generate_series(1, 400000) g;',
+      );
+      const index = mk('29991231000001_slow_index', 'CREATE INDEX CONCURRENTLY slow_index_v ON slow_index (v);');
+      const migrations = [...readMigrations(), table, index];
+      await migrate(migrating, migrations.slice(0, -1));
+      // A gateway starting with MIGRATE_ON_START=false while the index is built: it waits for the lock.
+      let checked: Promise<Migration[]> | undefined;
+      const applied = await migrate(migrating, migrations, (m) => {
+        if (m === index) checked = pendingMigrations(starting, migrations);
+      });
+      expect(applied).toEqual([index.name]);
+      expect(await checked).toEqual([]);
+      expect(
+        await sql(
+          url,
+          `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'slow_index_v'`,
+        ),
+      ).toEqual([{ valid: true }]);
+    } finally {
+      await migrating.close();
+      await starting.close();
     }
   });
 });
