@@ -566,7 +566,8 @@ async function withMigrationLock<T>(
         query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
       });
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      // A session that was lost took its lock with it: the failure that lost it is the one to tell.
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
     await client.end();

@@ -188,7 +188,8 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<bool
     await session.exec('COMMIT');
     return true;
   } catch (error) {
-    await session.exec('ROLLBACK');
+    // A session that was lost (a failover, a restart) rolled back with it: its failure is the one to tell.
+    await session.exec('ROLLBACK').catch(() => undefined);
     throw new MigrationError(`Migration ${migration.name} failed: ${(error as Error).message}`);
   }
 }
