@@ -118,7 +118,8 @@ class Primary {
     const count = this.settings.workers;
     this.serving.add(worker);
     this.log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker listening');
-    if (this.ready) return;
+    // Told to stop while this one started (its listen under way): it drains, and no other is started.
+    if (this.ready || this.stopping) return;
     this.listening++;
     // The first worker started alone; the others follow once it listens.
     if (this.listening === 1) for (const other of this.slots.slice(1)) this.fork(other);
