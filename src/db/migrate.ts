@@ -20,17 +20,29 @@ export interface Migration {
   checksum: string;
 }
 
-/** The migrations on disk, in the order Prisma applies them (folder name order). */
+/**
+ * The migrations on disk, in the order Prisma applies them (folder name order). None at all is a
+ * runtime shipped without them (prisma/migrations left out, or a volume mounted over it): a
+ * MigrationError, never "up to date" on a database without tables.
+ */
 export function readMigrations(dir: string = migrationsDir): Migration[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
-    .map((d) => d.name)
-    .sort()
-    .map((name) => {
-      const sql = fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
-    });
+  const names = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
+        .map((d) => d.name)
+        .sort()
+    : [];
+  if (names.length === 0) {
+    throw new MigrationError(
+      `No migrations in ${dir}: this copy of the gateway is incomplete. Ship the runtime whole ` +
+        '(scripts/build-runtime.js copies prisma/migrations beside dist/; docs/deployment.md, "Build the runtime").',
+    );
+  }
+  return names.map((name) => {
+    const sql = fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
+    return { name, sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
+  });
 }
 
 // The table exactly as Prisma's schema engine creates it.

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { checkDataDirWritable, explainPgliteFailure, pgliteIsNew, StartupError, waitForPostgres } from './startup';
 import { createDatabase, startupParameters, type CreateDatabaseOptions, type Database } from './database';
-import { migrate, pendingMigrations } from './migrate';
+import { migrate, pendingMigrations, readMigrations } from './migrate';
 
 export interface OpenDatabaseOptions extends CreateDatabaseOptions {
   /** Hears progress lines for a person (creating the database, applying migration N of M). */
@@ -33,6 +33,8 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     ...createOptions
   } = options;
   const settings = config.database;
+  // Before anything is opened or created: a runtime without its migrations is said at once.
+  const files = readMigrations();
   if (settings.kind === 'postgres') {
     const retryMs = config.databaseStartupRetryMs ?? 0;
     await waitForPostgres(settings.url, retryMs, progress, { startupParameters: startupParameters(settings) });
@@ -54,7 +56,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   });
   try {
     if (migrations === 'apply') {
-      const names = await migrate(db, undefined, (migration, index, count) =>
+      const names = await migrate(db, files, (migration, index, count) =>
         progress(`applying migration ${index} of ${count}: ${migration.name}`),
       ).catch((error: unknown) => {
         // At start (no `migrations` option: MIGRATE_ON_START decided), or in the migrate command.
@@ -64,7 +66,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
       });
       for (const name of names) applied?.(name);
     } else {
-      const pending = await pendingMigrations(db);
+      const pending = await pendingMigrations(db, files);
       if (pending.length) {
         throw new StartupError(
           `The database schema is behind: ${pending.length} migration(s) not applied (${pending[0]!.name}` +
