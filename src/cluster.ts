@@ -55,6 +55,8 @@ interface Slot {
   /** Deaths in a row of workers that lived less than STABLE_AFTER_MS. */
   failures: number;
   timer: NodeJS.Timeout | null;
+  /** A SIGHUP came while its worker started: forwarded once it listens (src/server.ts hears it then). */
+  hangUp: boolean;
 }
 
 /** What the primary's workers need to know of the configuration. */
@@ -96,6 +98,7 @@ class Primary {
       startedAt: 0,
       failures: 0,
       timer: null,
+      hangUp: false,
     }));
   }
 
@@ -106,6 +109,8 @@ class Primary {
 
   fork(slot: Slot): void {
     slot.timer = null;
+    // A new worker reads the manifests as it starts.
+    slot.hangUp = false;
     const worker = cluster.fork({ PETSTORE_WORKER_SLOT: String(slot.index) });
     slot.worker = worker;
     slot.startedAt = Date.now();
@@ -118,6 +123,10 @@ class Primary {
     const count = this.settings.workers;
     this.serving.add(worker);
     this.log.info({ worker: worker.id, slot: slot.index, pid: worker.process.pid }, 'worker listening');
+    if (slot.hangUp) {
+      slot.hangUp = false;
+      worker.process.kill('SIGHUP');
+    }
     // Told to stop while this one started (its listen under way): it drains, and no other is started.
     if (this.ready || this.stopping) return;
     this.listening++;
@@ -168,6 +177,19 @@ class Primary {
     this.log.info({ exitCodes: this.exitCodes }, code === 0 ? 'stopped' : 'stopped, not cleanly');
     // pino writes asynchronously: flush before the process ends.
     this.log.flush(() => process.exit(code));
+  }
+
+  /**
+   * SIGHUP with trusted documents on: each worker re-reads the manifests. A worker still starting
+   * has no handler for the signal yet (it would die of it): it gets it once it listens.
+   */
+  hangUp(): void {
+    for (const slot of this.slots) {
+      const worker = slot.worker;
+      if (!worker || worker.isDead()) continue;
+      if (this.serving.has(worker)) worker.process.kill('SIGHUP');
+      else slot.hangUp = true;
+    }
   }
 
   /** Tells every worker to drain; a second call (a second signal) kills them and exits 1. */
@@ -247,7 +269,7 @@ export async function runPrimary(config: Config): Promise<void> {
   process.on('SIGHUP', () => {
     if (config.trustedDocuments.mode === 'off') return primary.startShutdown('SIGHUP');
     // Each worker re-reads the trusted documents' manifests (src/server.ts).
-    for (const slot of primary.slots) slot.worker?.process.kill('SIGHUP');
+    primary.hangUp();
   });
 
   log.info({ workers: count }, `starting ${count} workers`);

@@ -23,6 +23,10 @@ function configOrExit(): Config {
 const config = configOrExit();
 // Before the server's modules load and fill the heap; every worker runs this file too.
 applyHeapSettings(config);
+// With trusted documents on, SIGHUP re-reads their manifests and never stops a process: one that
+// arrives while this process starts, before src/server.ts (or src/cluster.ts) listens for it, would
+// kill it (the signal's default). The manifests are read as the server starts: nothing to re-read yet.
+if (config.trustedDocuments.mode !== 'off') process.on('SIGHUP', () => undefined);
 // A worker serves: its primary read the same configuration and chose the number.
 const workers = cluster.isWorker ? 1 : config.workers;
 // Loaded on demand (require: this is CommonJS), so the primary never loads the server's modules.
