@@ -163,7 +163,7 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
   let unlock: (() => Promise<void>) | undefined;
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
-    unlock = await lockDataDir(dataDir);
+    unlock = await lockDataDir(dataDir, options.warn ?? ((msg: string) => console.warn(msg)));
   }
   const pglite = new PGlite({
     dataDir: dataDir ?? undefined,
@@ -220,7 +220,7 @@ const LOCK_STALE_MS = 15_000;
  * server, or a CLI beside a running server, out.
  */
 
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+async function lockDataDir(dataDir: string, warn: (msg: string) => void): Promise<() => Promise<void>> {
   try {
     // A lock goes stale when its holder stops refreshing it: dead, or only paused (a laptop asleep,
     // SIGSTOP, an event loop blocked for 15 s). A server that answers on its admin socket is alive,
@@ -231,7 +231,8 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     return await lockfile.lock(dataDir, {
       stale: LOCK_STALE_MS,
       update: 5_000,
-      onCompromised: (error) => console.error(`lock on ${dataDir} lost: ${error.message}`),
+      // Said as the process logs (JSON in production), not as a plain line on stderr.
+      onCompromised: (error) => warn(`lock on ${dataDir} lost: ${error.message}`),
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
