@@ -71,3 +71,19 @@ export function writeProgress(message: string, env: NodeJS.ProcessEnv = process.
 }
 
 let progressLog: ReturnType<typeof pino> | undefined;
+
+/**
+ * Node's process warnings of a command (node-postgres' on sslmode=require: nine plain lines on
+ * stderr) as one line of its log: JSON at warn level where fatal lines are JSON (production), as the
+ * server logs them (src/server.ts); Node's own plain text otherwise.
+ */
+export function logWarningsAsLines(env: NodeJS.ProcessEnv = process.env): void {
+  if (!fatalLinesAreJson(env)) return;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    warningLog ??= pino({ level: 'warn' }, pino.destination({ dest: 2, sync: true }));
+    warningLog.warn({ warning: { name: warning.name, code: warning.code } }, warning.message);
+  });
+}
+
+let warningLog: ReturnType<typeof pino> | undefined;

@@ -10,7 +10,7 @@ import { loadConfig, readEnvFile, type Config } from '../config';
 import { openDatabase } from './open';
 import { readMigrations, unknownMigrations } from './migrate';
 import { reportStartupFailure } from './startup';
-import { writeProgress } from '../fatal-log';
+import { logWarningsAsLines, writeProgress } from '../fatal-log';
 import { takesNoArguments, UsageError } from '../common/cli-args';
 
 const USAGE = `usage: npm run db:migrate
@@ -21,6 +21,7 @@ let config: Config | undefined;
 async function main(): Promise<void> {
   takesNoArguments(process.argv.slice(2), USAGE);
   readEnvFile();
+  logWarningsAsLines();
   config = loadConfig();
   const applied: string[] = [];
   const db = await openDatabase(config, {

@@ -222,6 +222,34 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command, on a database 
   });
 });
 
+describe('the migrate command in production', () => {
+  // node-postgres warns (process.emitWarning) that sslmode=require means verify-full, as a managed
+  // PostgreSQL's URL has it: Node printed nine plain lines on stderr beside the command's JSON lines.
+  it("writes JSON lines only, node-postgres' warning on sslmode=require one of them", async () => {
+    const net = await import('node:net');
+    // A PostgreSQL without TLS: 'N' to the SSLRequest.
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.end('N'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const { code, lines } = await failed('src/db/migrate.cli.js', {
+        NODE_ENV: 'production',
+        DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${port}/petstore?sslmode=require`,
+      });
+      expect(code).toBe(1);
+      expect(parsed(lines)).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^SECURITY WARNING: The SSL modes/) }),
+        expect.objectContaining({ level: 60, setting: 'DATABASE_URL' }),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 /**
  * Ports below 1024 need a privilege the image's user (`node`) lacks: `PORT=80` there fails to listen
  * with EACCES. On the embedded database that line blamed PGLITE_DATA_DIR ("Cannot write the embedded
