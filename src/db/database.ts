@@ -537,11 +537,10 @@ const MIGRATION_LOCK_POLL_MS = 250;
  */
 async function withMigrationLock<T>(
   config: PostgresConfig,
-  pool: Pool,
   fn: (session: SqlSession) => Promise<T>,
   waiting: (msg: string) => void,
 ): Promise<T> {
-  if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(pool, fn);
+  if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(config, fn);
   const client = new Client({
     connectionString: driverUrl(config.directUrl ?? config.url),
     ...startupParameters({ ...config, pgbouncer: false }),
@@ -627,7 +626,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
       }
       return listeners.add(listener.listen(channel, handlers));
     },
-    withMigrationSession: (fn) => withMigrationLock(config, pool, fn, options.info ?? warn),
+    withMigrationSession: (fn) => withMigrationLock(config, fn, options.info ?? warn),
     async close() {
       router?.stop();
       await listeners.stopAll();
@@ -640,10 +639,18 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
 /**
  * Migrations behind a transaction-mode pooler without DATABASE_DIRECT_URL: a session-level advisory
  * lock would stay on whichever server connection took it, so each of the runner's transactions takes
- * a transaction-level one instead (`lockPerTransaction`, src/db/migrate.ts).
+ * a transaction-level one instead (`lockPerTransaction`, src/db/migrate.ts), with no statement
+ * timeout (`SET LOCAL` there). On a client of its own, not the pool's: the pool gives up on any
+ * statement after DB_STATEMENT_TIMEOUT_MS, a lock held by another migrator or a long migration included.
  */
-async function withTransactionLockedSession<T>(pool: Pool, fn: (session: SqlSession) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+async function withTransactionLockedSession<T>(
+  config: PostgresConfig,
+  fn: (session: SqlSession) => Promise<T>,
+): Promise<T> {
+  // No startup parameters: the pooler refuses them (startupParameters).
+  const client = new Client({ connectionString: driverUrl(config.url) });
+  client.on('error', () => undefined);
+  await client.connect();
   try {
     return await fn({
       lockPerTransaction: true,
@@ -653,7 +660,7 @@ async function withTransactionLockedSession<T>(pool: Pool, fn: (session: SqlSess
       query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as R[],
     });
   } finally {
-    client.release();
+    await client.end();
   }
 }
 

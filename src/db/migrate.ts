@@ -58,6 +58,12 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
 
+/**
+ * Behind a transaction-mode pooler, each of the runner's transactions waits for the lock and runs its
+ * migration without a statement timeout, as the session of a direct connection does (src/db/database.ts).
+ */
+const NO_STATEMENT_TIMEOUT = 'SET LOCAL statement_timeout = 0';
+
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
@@ -85,6 +91,7 @@ export async function migrate(
   return db.withMigrationSession(async (session) => {
     if (session.lockPerTransaction) {
       await session.exec('BEGIN');
+      await session.exec(NO_STATEMENT_TIMEOUT);
       await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       await session.exec(CREATE_MIGRATIONS_TABLE);
       await session.exec('COMMIT');
@@ -181,6 +188,7 @@ async function applyOne(session: SqlSession, migration: Migration): Promise<bool
   try {
     if (session.lockPerTransaction) {
       // The lock is this transaction's alone: another process may have applied it since we looked.
+      await session.exec(NO_STATEMENT_TIMEOUT);
       await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       const [done] = await session.query(
         'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL',

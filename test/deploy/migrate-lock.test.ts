@@ -10,7 +10,8 @@ import { createDatabase, MIGRATION_LOCK_KEY } from '../../src/db/database';
 import { migrate, pendingMigrations, readMigrations, type Migration } from '../../src/db/migrate';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { runScript } from '../helpers/server-process';
-import { usingPostgres } from '../helpers/test-database';
+import { NEEDS_PGBOUNCER } from '../helpers/pg-servers';
+import { usingPgBouncer, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
 
@@ -82,6 +83,49 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command while another m
     } finally {
       await migrating.close();
       await starting.close();
+    }
+  });
+});
+
+describeIf(usingPgBouncer(), NEEDS_PGBOUNCER)('the migrate command behind PgBouncer, without a direct URL', () => {
+  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
+  const dbName = `${base.pathname.slice(1)}_migrate_pooled_${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
+  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
+  const pooled = new URL(url);
+  pooled.host = `127.0.0.1:${process.env.PETSTORE_TEST_PGBOUNCER_PORT}`;
+  pooled.searchParams.set('pgbouncer', 'true');
+
+  const sql = async (target: string, text: string) => {
+    const c = new Client({ connectionString: target });
+    await c.connect();
+    try {
+      return (await c.query(text)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  beforeAll(() => sql(base.toString(), `CREATE DATABASE "${dbName}"`));
+  afterAll(() => sql(base.toString(), `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+
+  it('waits past DB_STATEMENT_TIMEOUT_MS for a migrator holding the lock, then applies the migrations', async () => {
+    // Each migration's transaction takes the lock there (a session's lock would stay on a server connection).
+    const other = new Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const running = runScript('src/db/migrate.cli.js', [], {
+        DATABASE_URL: pooled.toString(),
+        DB_STATEMENT_TIMEOUT_MS: '1000',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await other.query('COMMIT');
+      const result = await running;
+      expect(result.stderr).not.toContain('statement timeout');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^applied \d+ migration\(s\): /);
+    } finally {
+      await other.end();
     }
   });
 });
