@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   logWarningsAsLines();
   config = loadConfig();
   const applied: string[] = [];
-  const db = await openDatabase(config, {
+  const db = await openDatabase(withoutReplicas(config), {
     migrations: 'apply',
     // JSON in production, like its fatal lines (src/fatal-log.ts).
     progress: (msg) => writeProgress(msg),
@@ -49,6 +49,16 @@ async function main(): Promise<void> {
       `the database also has ${unknown.length} migration(s) this release does not know, applied by a newer one: ` +
         `${unknown.join(', ')} (not an error: migrations only add, docs/deployment.md)`,
     );
+}
+
+/**
+ * Migrations go to the primary alone: DATABASE_REPLICA_URLS (the gateway's environment, exported for
+ * the command too) is neither read nor checked, so that a replica away adds no line to its log.
+ */
+function withoutReplicas(settings: Config): Config {
+  if (settings.database.kind !== 'postgres') return settings;
+  const { replicaUrls: _replicas, ...primary } = settings.database;
+  return { ...settings, database: primary };
 }
 
 main().catch((error: unknown) => {
