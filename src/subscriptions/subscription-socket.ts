@@ -18,7 +18,7 @@
  *   connection as a JSON line, never a stack per message.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { makeServer } from 'graphql-ws';
+import { CloseCode, MessageType, type makeServer } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 
 /** RFC 6455: "try again later" (the client reads too slowly) and "policy violation" (rate limit). */
@@ -62,14 +62,17 @@ export interface SocketBounds {
   log: FastifyBaseLogger;
 }
 
-/** Whether `data` is graphql-ws's Complete message (only parsed while going away). */
-function isComplete(data: string): boolean {
+/** The `type` of a graphql-ws message (parsed only when it matters: going away, or a failure). */
+function messageType(data: string): unknown {
   try {
-    return (JSON.parse(data) as { type?: unknown }).type === 'complete';
+    return (JSON.parse(data) as { type?: unknown }).type;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+/** The messages only a server sends: graphql-ws's server throws on one received from a client. */
+const SERVER_MESSAGES: ReadonlySet<unknown> = new Set([MessageType.ConnectionAck, MessageType.Next, MessageType.Error]);
 
 /** What the reading side of a connection does with each message (serveGraphqlWs). */
 interface Reader {
@@ -199,7 +202,7 @@ export function serveGraphqlWs<E>(
       send: (data) =>
         new Promise<void>((resolve) => {
           if (socket.readyState !== socket.OPEN || overflowing()) return resolve();
-          if (bounds.goingAway() && isComplete(data)) return resolve();
+          if (bounds.goingAway() && messageType(data) === MessageType.Complete) return resolve();
           socket.send(data, () => resolve());
         }),
       close: (code, reason) => closeAndCut(code ?? 1000, reason ?? ''),
@@ -211,7 +214,14 @@ export function serveGraphqlWs<E>(
   // Received messages, each charged before graphql-ws sees it.
   const inbox = readCharged(socket, {
     charge: bounds.charge,
-    handle: (message) => handle?.(message),
+    // A well-formed message only a server sends (connection_ack, next, error) makes graphql-ws
+    // throw: the client's mistake, closed as its other invalid messages are (4400), not an internal
+    // error (4500) logged with its stack, which any client could repeat at will.
+    handle: (message) =>
+      handle?.(message).catch((error: unknown) => {
+        if (!SERVER_MESSAGES.has(messageType(message))) throw error;
+        closeAndCut(CloseCode.BadRequest, 'Invalid message received');
+      }),
     refuse: (refusal) => closeAndCut(POLICY_VIOLATION, refusal),
     fail,
   });

@@ -349,6 +349,28 @@ describe('limits', () => {
     expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
   });
 
+  it.each([
+    { type: 'connection_ack' },
+    { id: '1', type: 'next', payload: { data: {} } },
+    { id: '1', type: 'error', payload: [{ message: 'x' }] },
+  ])(
+    'closes with 4400 (an invalid message) a $type sent by a client, a message only a server sends',
+    async (message) => {
+      // graphql-ws's server throws on them: the connection closed 4500 "Internal server error", and
+      // the server logged an error with its stack, as often as any client cared to send one.
+      const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+      );
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+      socket.on('message', (data) => {
+        if ((JSON.parse(String(data)) as { type: string }).type === 'connection_ack')
+          socket.send(JSON.stringify(message));
+      });
+      expect(await closed).toEqual({ code: 4400, reason: 'Invalid message received' });
+    },
+  );
+
   it('applies the depth, alias and token limits of queries', async () => {
     const c = ws();
     const deep = subscribe(
