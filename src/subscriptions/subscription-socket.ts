@@ -74,6 +74,16 @@ function messageType(data: string): unknown {
 /** The messages only a server sends: graphql-ws's server throws on one received from a client. */
 const SERVER_MESSAGES: ReadonlySet<unknown> = new Set([MessageType.ConnectionAck, MessageType.Next, MessageType.Error]);
 
+/**
+ * Whether graphql-ws failed on `message` because of what the client sent: a well-formed message only
+ * a server sends (it throws on one), or a `ping` whose payload nests too deep to be echoed in its
+ * `pong` (JSON.stringify overflows the stack; echoing it is all a ping does).
+ */
+function clientsMistake(message: string): boolean {
+  const type = messageType(message);
+  return type === MessageType.Ping || SERVER_MESSAGES.has(type);
+}
+
 /** What the reading side of a connection does with each message (serveGraphqlWs). */
 interface Reader {
   /** Charges one message: null when within budget, else the refusal's text. */
@@ -214,12 +224,11 @@ export function serveGraphqlWs<E>(
   // Received messages, each charged before graphql-ws sees it.
   const inbox = readCharged(socket, {
     charge: bounds.charge,
-    // A well-formed message only a server sends (connection_ack, next, error) makes graphql-ws
-    // throw: the client's mistake, closed as its other invalid messages are (4400), not an internal
+    // A client's mistake is closed as its other invalid messages are (4400), not as an internal
     // error (4500) logged with its stack, which any client could repeat at will.
     handle: (message) =>
       handle?.(message).catch((error: unknown) => {
-        if (!SERVER_MESSAGES.has(messageType(message))) throw error;
+        if (!clientsMistake(message)) throw error;
         closeAndCut(CloseCode.BadRequest, 'Invalid message received');
       }),
     refuse: (refusal) => closeAndCut(POLICY_VIOLATION, refusal),

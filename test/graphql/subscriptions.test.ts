@@ -371,6 +371,21 @@ describe('limits', () => {
     },
   );
 
+  it('closes with 4400 (an invalid message) a ping whose payload nests too deep to be echoed', async () => {
+    // Its pong echoes the payload: JSON.stringify overflowed the stack, and the connection closed
+    // 4500 "Internal server error", logged with its stack, for 40 KB from any client.
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(String(data)) as { type: string }).type !== 'connection_ack') return;
+      socket.send(`{"type":"ping","payload":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+    });
+    expect(await closed).toEqual({ code: 4400, reason: 'Invalid message received' });
+  });
+
   it('applies the depth, alias and token limits of queries', async () => {
     const c = ws();
     const deep = subscribe(
