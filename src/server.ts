@@ -100,8 +100,9 @@ function checkBeforeOpening(
         ? ', the response cache (RESPONSE_CACHE_TTL_S) is never used (REDIS_URL keeps it in Redis instead)'
         : '';
     log.warn(
-      'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions get no ' +
-        `events${responseCache} and revoked API keys are read on every request (no cache), because LISTEN needs a session; ` +
+      'DATABASE_URL goes through a pooler (pgbouncer=true) and DATABASE_DIRECT_URL is unset: GraphQL subscriptions are ' +
+        `refused (each WebSocket connection is closed with 1013 at connection_init, as when events are being missed)${responseCache} and ` +
+        'revoked API keys are read on every request (no cache), because LISTEN needs a session; ' +
         "set DATABASE_DIRECT_URL to the primary's own address (not the pooler's) to fix it.",
     );
   }

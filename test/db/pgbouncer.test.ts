@@ -127,8 +127,12 @@ describeWithPgBouncer('the gateway behind PgBouncer in transaction mode', () => 
     const warnings = alone.output.filter((line) => line.includes('set DATABASE_DIRECT_URL to'));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!).msg).toMatch(
-      /subscriptions get no events .* set DATABASE_DIRECT_URL to the primary's own address/,
+      /subscriptions are refused \(each WebSocket connection is closed with 1013 at connection_init.* set DATABASE_DIRECT_URL to the primary's own address/,
     );
+    // As it says (it said subscriptions "get no events", as if they connected and stayed silent).
+    const ws = connectWs(alone.url);
+    expect(await ws.closed).toEqual({ code: 1013, reason: 'Event stream unavailable; try again later' });
+    await ws.dispose();
     // And only that line: no error with a stack about a LISTEN connection "reconnecting" that never will.
     expect(
       alone.output.filter(
