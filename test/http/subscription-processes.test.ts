@@ -69,6 +69,37 @@ describeWithPostgres('subscriptions across two gateway processes on one PostgreS
     await c.dispose();
   });
 
+  it('ignores, with a warning, a notification on the channel that is not a store event, and goes on', async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess];
+    const petId = await petInStock(a.url, auth, 5);
+    const c = connectWs(b.url);
+    const stock = subscribe(c, `subscription($p: [ID!]) { stockChanged(petIds: $p) { quantity } }`, { p: [petId] });
+    const setStock = (q: number) =>
+      ok(a.url, 'mutation($p: ID!, $q: Int!) { updateInventory(petId: $p, input: { quantity: $q }) { quantity } }', {
+        p: petId,
+        q,
+      });
+    for (let q = 6; stock.results.length === 0; q++) {
+      await setStock(q);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Anyone connected to the database may NOTIFY on any channel. An id BigInt refuses was thrown in
+    // the LISTEN connection's handler: every process stopped ("shutting down after an uncaught error").
+    const admin = new Client({ connectionString: pair!.databaseUrl });
+    await admin.connect();
+    for (const payload of ['{"type":"stock","petId":"x"}', '{"type":"order","kind":"placed","order":{}}', 'null'])
+      await admin.query(`SELECT pg_notify('store_events', $1)`, [payload]);
+    await admin.end();
+    const seen = stock.results.length;
+    await setStock(100);
+    await until(() => stock.results.length > seen);
+    expect(stock.results.at(-1)!.data).toEqual({ stockChanged: { quantity: 100 } });
+    const ignored = (s: ServerProcess) => s.output.filter((l) => l.includes('not a store event was ignored')).length;
+    await until(() => ignored(a) === 3 && ignored(b) === 3);
+    expect([a.child.exitCode, b.child.exitCode]).toEqual([null, null]);
+    await c.dispose();
+  });
+
   it('re-establishes a lost LISTEN connection, logs the gap, and tells subscribers to reconnect (1013)', async () => {
     const b = servers[1]!;
     const c = connectWs(b.url);

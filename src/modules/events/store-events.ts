@@ -39,14 +39,21 @@ export interface OrderEvent {
 
 export type StoreEvent = StockEvent | OrderEvent;
 
-/** A notification's payload as a StoreEvent, or null when it is not one (never thrown: logged). */
+/**
+ * A notification's payload as a StoreEvent, or null when it is not one (never thrown: logged). Anyone
+ * connected to the database may NOTIFY on the channel: a throw here, in the LISTEN connection's
+ * handler, stopped the process (an id that is not an integer, which BigInt refuses).
+ */
 export function parseStoreEvent(payload: string): StoreEvent | null {
-  let raw: Record<string, unknown>;
   try {
-    raw = JSON.parse(payload) as Record<string, unknown>;
+    return storeEvent(JSON.parse(payload) as Record<string, unknown>);
   } catch {
     return null;
   }
+}
+
+/** The event a parsed payload describes, or null; throws on what is not an object, or an id BigInt refuses. */
+function storeEvent(raw: Record<string, unknown>): StoreEvent | null {
   if (raw.type === 'stock' && typeof raw.petId === 'string') {
     return { type: 'stock', petId: BigInt(raw.petId), quantity: Number(raw.quantity), status: raw.status as PetStatus };
   }
