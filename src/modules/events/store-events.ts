@@ -13,7 +13,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database';
 import type { Unlisten } from '../../db/listen';
-import type { PetStatus } from '../pets/pet-status';
+import { PET_STATUSES, type PetStatus } from '../pets/pet-status';
 
 /** The channel the triggers notify on (prisma/migrations/*_store_events). */
 export const STORE_EVENTS_CHANNEL = 'store_events';
@@ -52,21 +52,32 @@ export function parseStoreEvent(payload: string): StoreEvent | null {
   }
 }
 
-/** The event a parsed payload describes, or null; throws on what is not an object, or an id BigInt refuses. */
+const ORDER_EVENT_KINDS: readonly unknown[] = ['placed', 'completed', 'cancelled'] satisfies OrderEventKind[];
+
+/**
+ * The event a parsed payload describes, or null: only values its fields can be served as (a quantity
+ * that is not an integer, an unknown status or kind, a date that is not one reached every subscriber
+ * as an INTERNAL error, logged once per subscriber). Throws on what is not an object, or an id BigInt
+ * refuses.
+ */
 function storeEvent(raw: Record<string, unknown>): StoreEvent | null {
   if (raw.type === 'stock' && typeof raw.petId === 'string') {
-    return { type: 'stock', petId: BigInt(raw.petId), quantity: Number(raw.quantity), status: raw.status as PetStatus };
+    const { quantity, status } = raw;
+    if (!Number.isInteger(quantity) || !PET_STATUSES.includes(status as PetStatus)) return null;
+    return { type: 'stock', petId: BigInt(raw.petId), quantity: quantity as number, status: status as PetStatus };
   }
-  if (raw.type === 'order' && raw.order && typeof raw.order === 'object') {
+  if (raw.type === 'order' && raw.order && typeof raw.order === 'object' && ORDER_EVENT_KINDS.includes(raw.kind)) {
     const o = raw.order as Record<string, unknown>;
+    const shipDate = o.shipDate == null ? null : new Date(o.shipDate as string);
+    if (!Number.isInteger(o.quantity) || Number.isNaN(shipDate?.getTime())) return null;
     return {
       type: 'order',
       kind: raw.kind as OrderEventKind,
       order: {
         id: BigInt(o.id as string),
         petId: o.petId == null ? null : BigInt(o.petId as string),
-        quantity: Number(o.quantity),
-        shipDate: o.shipDate == null ? null : new Date(o.shipDate as string),
+        quantity: o.quantity as number,
+        shipDate,
         complete: o.complete === true,
       },
       owner: typeof o.owner === 'string' ? o.owner : null,
