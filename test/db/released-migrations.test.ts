@@ -5,6 +5,7 @@
  * it, is pinned in test/db/released/checksums.json: a new migration is added there in the commit that
  * brings it, and from then on its file stays as it is; a change is a new migration.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readMigrations } from '../../src/db/migrate';
@@ -30,6 +31,24 @@ describe('released migrations', () => {
       );
     }
   });
+
+  // A checkout with core.autocrlf (Windows) would write the files with CRLF, and a runtime built from it
+  // would see every migration as edited (.gitattributes keeps them LF). Where git is at hand.
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+    } catch {
+      return null;
+    }
+  };
+  (git(['rev-parse', '--is-inside-work-tree']) ? it : it.skip)(
+    'keep their line ends in any checkout (git checks them out LF, whatever core.autocrlf says)',
+    () => {
+      const files = migrations.map((m) => `prisma/migrations/${m.name}/migration.sql`);
+      const attrs = git(['check-attr', 'eol', '--', ...files])!;
+      expect(attrs.trim().split('\n')).toEqual(files.map((f) => `${f}: eol: lf`));
+    },
+  );
 
   it('every released migration is still there', () => {
     expect(Object.keys(pinned).filter((name) => !migrations.some((m) => m.name === name))).toEqual([]);
