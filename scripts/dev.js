@@ -29,10 +29,15 @@ function main() {
     [require.resolve('typescript/bin/tsc', { paths: [root] }), ...TSC_ARGS, '--watch', '--preserveWatchOutput'],
     { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
   );
+  // In a process group of its own: Ctrl-C signals the terminal's whole group, and `--watch` passes
+  // the signal it gets on to the server, so the server had it twice ("second SIGINT, exiting": no
+  // drain, an error line at every Ctrl-C). Here only this script gets it and stops the watcher, which
+  // stops the server once.
   const server = spawn(process.execPath, [...SERVER_WATCH_ARGS, path.join('dist', 'src', 'main.js')], {
     cwd: root,
     stdio: 'inherit',
     env: { LOG_FORMAT: 'pretty', NODE_ENV: 'development', ...process.env },
+    detached: true,
   });
 
   let stopping = false;
@@ -45,6 +50,8 @@ function main() {
   };
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
+  // A closed terminal hangs up its foreground group only, which the server is no longer in.
+  process.on('SIGHUP', () => stop(0));
   tsc.on('exit', (code) => stop(code ?? 1));
   server.on('exit', (code) => {
     if (!stopping) {

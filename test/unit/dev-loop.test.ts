@@ -10,11 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describeIf } from '../helpers/describe-if';
 import { pollUntil } from '../helpers/poll';
+import { freePort, prepareDataDir } from '../helpers/server-process';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { SERVER_WATCH_ARGS } = require('../../scripts/dev.js') as { SERVER_WATCH_ARGS: string[] };
 
 const haveScript = spawnSync('script', ['--version']).status === 0;
+const root = path.resolve(__dirname, '..', '..');
 
 describeIf(haveScript, { needs: "util-linux's script (a pseudo-terminal)", run: 'apt-get install -y bsdutils' })(
   'the dev loop',
@@ -57,5 +59,40 @@ describeIf(haveScript, { needs: "util-linux's script (a pseudo-terminal)", run: 
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it('stops the server once on Ctrl-C: it drains and says stopped', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-dev-'));
+      const dataDir = path.join(dir, 'data');
+      prepareDataDir(dataDir);
+      const typescript = path.join(dir, 'tty.log');
+      const command = [process.execPath, path.join(root, 'scripts', 'dev.js')].map((a) => `'${a}'`).join(' ');
+      // Ctrl-C typed into the terminal: the terminal signals its whole foreground process group.
+      const child = spawn('script', ['-qfec', command, typescript], {
+        cwd: root,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        env: { ...process.env, HOST: '127.0.0.1', PORT: String(await freePort()), PGLITE_DATA_DIR: dataDir },
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const screen = () => (fs.existsSync(typescript) ? fs.readFileSync(typescript, 'utf8') : '');
+      try {
+        await pollUntil(
+          async () => screen(),
+          (s) => s.includes('petstore gateway ready'),
+          120_000,
+        );
+        child.stdin!.write('\x03');
+        await pollUntil(
+          async () => screen(),
+          (s) => /stopped|second SIG|exiting/.test(s),
+          30_000,
+        );
+        await exited;
+        expect(screen()).toMatch(/shutting down: finishing in-flight requests[\s\S]*stopped/);
+        expect(screen()).not.toMatch(/second SIG/);
+      } finally {
+        child.kill('SIGKILL');
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
   },
 );
