@@ -154,6 +154,19 @@ const scopeBudgets = z.string().transform((v, ctx) => {
   return budgets;
 });
 
+/**
+ * Whether pg can read `url`: it parses a connection string as a URL (pg-connection-string, which first
+ * encodes spaces and stray `%`, and allows `user@/db`, no host), so a user name or password holding `#`,
+ * `/`, `?` or `[` unencoded, or a port past 65535, failed the start with "could not start: TypeError:
+ * Invalid URL" once the database was opened. The value is never echoed: it may hold a password.
+ */
+function pgReadsUrl(url: string): boolean {
+  const text = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url;
+  return URL.canParse(text, 'postgres://base') || URL.canParse(text.replace('@/', '@___DUMMY___/'), 'postgres://base');
+}
+const NOT_A_PG_URL =
+  'is not a URL (percent-encode # / ? @ [ in the user name and password: # as %23, / as %2F; a port is at most 65535)';
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -164,12 +177,14 @@ const envSchema = z
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (leave it unset for the embedded database)')
+      .refine(pgReadsUrl, NOT_A_PG_URL)
       .optional(),
     // Production topologies (docs/postgres-topologies.md): a pooler in front of the primary, a direct
     // session for LISTEN and migrations, read replicas.
     DATABASE_DIRECT_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL of the primary, not through a pooler')
+      .refine(pgReadsUrl, NOT_A_PG_URL)
       .optional(),
     DATABASE_REPLICA_URLS: z
       .string()
@@ -182,6 +197,7 @@ const envSchema = z
       .refine((list) => list.every((u) => /^postgres(ql)?:\/\//.test(u)), {
         message: 'must be comma-separated postgresql:// URLs of streaming replicas',
       })
+      .refine((list) => list.every(pgReadsUrl), NOT_A_PG_URL)
       .optional(),
     DB_READ_YOUR_WRITES_MS: int(0, 3_600_000).default(5_000),
     DB_REPLICA_CHECK_MS: int(100, 600_000).default(1_000),

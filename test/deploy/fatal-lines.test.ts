@@ -106,6 +106,16 @@ describe('fatal start-up lines', () => {
     expect(lines).toEqual(['Invalid configuration:', expect.stringMatching(/^ {2}PORT: /)]);
   });
 
+  it('name a DATABASE_URL that pg cannot read (a # in its password) as configuration, never echoing it', async () => {
+    const { code, lines } = await failed('src/main.js', {
+      NODE_ENV: 'development',
+      DATABASE_URL: 'postgresql://app:pa#ss@127.0.0.1:5432/petstore',
+    });
+    expect(code).toBe(1);
+    expect(lines).toEqual(['Invalid configuration:', expect.stringMatching(/^ {2}DATABASE_URL: is not a URL \(/)]);
+    expect(lines.join('\n')).not.toContain('pa#ss');
+  });
+
   it('refuse WEB_CONCURRENCY > 1 on the embedded database in one line naming it (no process forked)', async () => {
     const { code, lines, stdout } = await failed('src/main.js', { NODE_ENV: 'production', WEB_CONCURRENCY: '2' });
     expect(code).toBe(1);
