@@ -69,6 +69,20 @@ describe('development tokens', () => {
     }
   });
 
+  it('names AUTH_DEV_KEY_FILE when it holds no key (empty, edited): the command and the server, one line', async () => {
+    const damaged = { ...env, AUTH_DEV_KEY_FILE: path.join(dir, 'damaged-key.json') };
+    const said = /Invalid configuration:\n {2}AUTH_DEV_KEY_FILE: \S+damaged-key\.json does not hold a development key/;
+    for (const content of ['', '{"kid":']) {
+      fs.writeFileSync(damaged.AUTH_DEV_KEY_FILE, content);
+      const cli = await runTokenCli(['alice'], damaged);
+      expect(cli.code).toBe(1);
+      // One line naming the setting: no SyntaxError, no stack.
+      expect(cli.stderr.trim()).toMatch(new RegExp(`^${said.source}[^\\n]*$`));
+      expect(cli.stdout).toBe('');
+    }
+    await expect(startServerProcess({ ...damaged, AUTH_DEV_TOKENS: 'true' })).rejects.toThrow(said);
+  });
+
   it('refuses production: the server does not start, the command does not sign', async () => {
     await expect(startServerProcess({ ...env, NODE_ENV: 'production', AUTH_DEV_TOKENS: 'true' })).rejects.toThrow(
       /AUTH_DEV_TOKENS: must not be on in production/,

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { JWK } from 'jose';
 import type { Scope } from '../../common/scopes';
+import { ConfigError } from '../../config';
 
 /** The issuer (`iss`) of development tokens. */
 export const DEV_TOKEN_ISSUER = 'urn:petstore:dev';
@@ -25,11 +26,32 @@ export interface DevKey {
  * server and `npm run token` start at once, one writes it and the other reads that one.
  */
 export async function loadOrCreateDevKey(file: string): Promise<DevKey> {
+  let text: string;
   try {
-    return JSON.parse(await fs.promises.readFile(file, 'utf8')) as DevKey;
+    text = await fs.promises.readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return createDevKey(file);
   }
+  // A file that is not a key (empty, edited, another file) is a setting to fix, named: not a SyntaxError
+  // with the runtime's own JSON.parse text (and, from npm run token, its stack).
+  let key: Partial<DevKey> | null = null;
+  try {
+    key = JSON.parse(text) as Partial<DevKey>;
+  } catch {
+    // said below
+  }
+  if (typeof key?.kid !== 'string' || typeof key.privateJwk !== 'object' || typeof key.publicJwk !== 'object')
+    throw new ConfigError([
+      {
+        setting: 'AUTH_DEV_KEY_FILE',
+        message: `${file} does not hold a development key (the JSON that npm run token writes); remove it, and a new key is made on first use`,
+      },
+    ]);
+  return key as DevKey;
+}
+
+async function createDevKey(file: string): Promise<DevKey> {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
   const kid = `dev-${crypto.randomBytes(6).toString('hex')}`;
   const key: DevKey = {
