@@ -7,6 +7,8 @@
 import './telemetry/preload';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
+import fs from 'node:fs';
+import tty from 'node:tty';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -38,8 +40,28 @@ interface Closer {
   close(): Promise<void>;
 }
 
+/**
+ * A terminal that has hung up (its window closed: the SIGHUP that stops the server) answers every
+ * write with EIO, and Node 20 aborts on exit when it cannot restore such a terminal's settings
+ * (ResetStdio's assertion), then spins at full CPU in its crash handler instead of exiting. Closing
+ * those descriptors first makes Node skip them, as it does any descriptor a program closed. A terminal
+ * still there (or a pipe, a file) is left alone.
+ */
+function releaseHungUpTerminal(terminals: number[]): void {
+  for (const fd of terminals) {
+    try {
+      fs.writeSync(fd, Buffer.alloc(0));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EIO') fs.closeSync(fd);
+    }
+  }
+}
+
 /** Starts the server; a failure to start is reported (one line per problem) and exits 1. */
 export function startServer(): void {
+  // Which are terminals is read now: once hung up, a terminal no longer says it is one.
+  const terminals = [0, 1, 2].filter((fd) => tty.isatty(fd));
+  if (terminals.length) process.once('exit', () => releaseHungUpTerminal(terminals));
   main().catch((error: unknown) => {
     reportStartupFailure(error, startingConfig);
     process.exit(1);
