@@ -99,4 +99,22 @@ describe('development tokens', () => {
     expect(usage.stderr).toMatch(/^usage: npm run token -- SUBJECT/);
     expect((await runTokenCli(['x', '--scopes', 'root'], env)).stderr).toMatch(/unknown scope\(s\) root/);
   });
+
+  it('signs no token for a subject every server refuses (its issuer and sub past 600 characters)', async () => {
+    // `sub:urn:petstore:dev ` is 21 characters: 579 more is the longest owner an order can record.
+    const longest = await runTokenCli(['x'.repeat(579)], env);
+    expect(longest.code).toBe(0);
+    const tooLong = await runTokenCli(['x'.repeat(580)], env);
+    expect(tooLong).toMatchObject({ code: 2, stdout: '' });
+    expect(tooLong.stderr).toMatch(/^SUBJECT is too long \(its issuer and sub at most 600 characters\)/);
+
+    const server = await startServerProcess({ ...env, AUTH_DEV_TOKENS: 'true' });
+    try {
+      const token = longest.stdout.trim().split('\n').at(-1)!;
+      const me = await ask(server.url, '{ me { subject } }', token);
+      expect(me.body).toEqual({ data: { me: { subject: 'x'.repeat(579) } } });
+    } finally {
+      await server.stop();
+    }
+  });
 });

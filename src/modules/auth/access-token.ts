@@ -47,6 +47,22 @@ const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 /** What a subject cannot be stored as (orders.owner, text): NUL, or an unpaired surrogate (the `u` flag pairs the rest). */
 const UNSTORABLE = /[\0\uD800-\uDFFF]/u;
 
+/**
+ * Why a subject of `issuer` can own no order, or null when it can: the verifier refuses its tokens
+ * for it, and `npm run token` refuses to sign one (dev-token.cli.ts). Said after "the subject".
+ */
+export function subjectRefusal(issuer: string, subject: string): string | null {
+  // The identity is what an order records as its owner: one too long for that column would fail
+  // the caller's first order with a database error (a 500), so the token is refused up front.
+  if (callerIdentity({ kind: 'token', issuer, subject, scopes: [] }).length > IDENTITY_MAX_LENGTH)
+    return `is too long (its issuer and sub at most ${IDENTITY_MAX_LENGTH} characters)`;
+  // Nor can the column hold a NUL (a database error at the first read or order: a 500), and a lone
+  // UTF-16 surrogate (valid as a JSON escape) is stored as U+FFFD: "a\ud800", "a\udc00" and "a\ufffd"
+  // would be one owner, each seeing the others' orders. Such a subject is refused.
+  if (UNSTORABLE.test(subject)) return 'holds a NUL character or an unpaired UTF-16 surrogate';
+  return null;
+}
+
 /** A compact JWS: three base64url parts. API keys (`pk_...`) never look like one. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -172,17 +188,8 @@ export async function createTokenVerifier(auth: AuthConfig, log: FastifyBaseLogg
         // Accepted until exp plus the tolerance (jose's check above): a connection lives as long.
         expiresAt: (payload.exp! + trusted.clockToleranceS) * 1000,
       };
-      // The identity is what an order records as its owner: one too long for that column would fail
-      // the caller's first order with a database error (a 500), so the token is refused up front.
-      if (callerIdentity(caller).length > IDENTITY_MAX_LENGTH)
-        throw invalid(
-          `The access token's subject (sub) is too long (its issuer and sub at most ${IDENTITY_MAX_LENGTH} characters)`,
-        );
-      // Nor can the column hold a NUL (a database error at the first read or order: a 500), and a lone
-      // UTF-16 surrogate (valid as a JSON escape) is stored as U+FFFD: "a\ud800", "a\udc00" and "a\ufffd"
-      // would be one owner, each seeing the others' orders. Such a subject is refused.
-      if (UNSTORABLE.test(caller.subject))
-        throw invalid("The access token's subject (sub) holds a NUL character or an unpaired UTF-16 surrogate");
+      const refused = subjectRefusal(caller.issuer, caller.subject);
+      if (refused) throw invalid(`The access token's subject (sub) ${refused}`);
       return caller;
     },
   };

@@ -4,7 +4,8 @@
  * with AUTH_DEV_TOKENS=true (never in production). Without --scopes the token is a customer's.
  */
 import { ConfigError, DEV_TOKEN_AUDIENCE, loadConfig, readEnvFile } from '../../config';
-import { loadOrCreateDevKey, signDevToken } from './dev-token';
+import { DEV_TOKEN_ISSUER, loadOrCreateDevKey, signDevToken } from './dev-token';
+import { subjectRefusal } from './access-token';
 import { SCOPES, type Scope } from '../../common/scopes';
 import { parseCliArgs, UsageError } from '../../common/cli-args';
 
@@ -23,6 +24,9 @@ async function run(argv: string[]): Promise<void> {
     USAGE,
   );
   if (values.help || positionals.length !== 1 || !positionals[0]) throw new UsageError(USAGE);
+  // A token every server would refuse (401) is not printed.
+  const refused = subjectRefusal(DEV_TOKEN_ISSUER, positionals[0]);
+  if (refused) throw new UsageError(`SUBJECT ${refused}\n${USAGE}`);
   const scopes = (values.scopes ?? '')
     .split(',')
     .map((s) => s.trim())
