@@ -127,6 +127,22 @@ describe('placing an order', () => {
     },
   );
 
+  // Valid RFC 3339 whose offset puts it at UTC in year 0 or 10000: PostgreSQL refused it, and the
+  // client got INTERNAL (500).
+  it.each([['0000-01-01T00:00:00Z'], ['0001-01-01T00:00:00+01:00'], ['9999-12-31T23:59:59-23:59']])(
+    'rejects the ship date %p, outside the years 0001-9999 at UTC, with VALIDATION_FAILED naming it',
+    async (shipDate) => {
+      const pet = await makePet(t, { stock: 1 });
+      const reply = await t.gql(PlaceOrder, { input: { petId: pet.id.toString(), quantity: 1, shipDate } });
+      expect(reply.errors?.[0]).toMatchObject({
+        message: 'shipDate: must be in the years 0001 to 9999 (UTC)',
+        extensions: { code: 'VALIDATION_FAILED', status: 400 },
+      });
+      expect(await stockOf(t, pet.id)).toEqual({ status: 'AVAILABLE', quantity: 1 });
+      expect(await ordersOf(t, pet.id)).toHaveLength(0);
+    },
+  );
+
   it('stock, place, complete and cancel each send their one statement on the driver, not through Prisma', async () => {
     const raw = jest.spyOn(t.db.prisma, '$queryRaw');
     const writer = jest.spyOn(t.db.writer, 'query');

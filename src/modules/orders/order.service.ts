@@ -39,6 +39,11 @@ export interface NewOrderInput {
 /** The most units one order may take (the stock itself may hold up to 1,000,000). */
 export const MAX_ORDER_QUANTITY = 100;
 
+// The ship dates an answer can write as RFC 3339 (a four-digit year, at UTC). An offset can move a
+// date outside them (0001-01-01T00:00:00+01:00 is in year 0), where PostgreSQL refuses it.
+const SHIP_DATE_MIN = new Date('0001-01-01T00:00:00.000Z');
+const SHIP_DATE_MAX = new Date('9999-12-31T23:59:59.999Z');
+
 const filterSchema = z.object({ complete: z.boolean().nullish(), petId: z.bigint().nullish() }).nullish();
 const newOrderSchema = z.object({
   petId: z.bigint(),
@@ -47,7 +52,11 @@ const newOrderSchema = z.object({
     .int()
     .min(1, 'must be at least 1')
     .max(MAX_ORDER_QUANTITY, `must be at most ${MAX_ORDER_QUANTITY}`),
-  shipDate: z.date({ error: 'must be a valid date-time' }).nullish(),
+  shipDate: z
+    .date({ error: 'must be a valid date-time' })
+    .min(SHIP_DATE_MIN, 'must be in the years 0001 to 9999 (UTC)')
+    .max(SHIP_DATE_MAX, 'must be in the years 0001 to 9999 (UTC)')
+    .nullish(),
 });
 
 /** Order columns under the model's field names, for reads and for statements that RETURN an order. */
