@@ -138,6 +138,12 @@ describe('pagination', () => {
       { orderBy: { field: 'NAME' as const }, after: cursorOf(['name-asc', 'a\u0000b', '1']) },
       'after',
     ],
+    // Base64url decoding skips what is not base64url, and the JSON and ids inside have other
+    // spellings: each of these read as the cursor of pet 1, though no page of ours wrote them.
+    ['a cursor with a character added', { after: 'WyJpZC1hc2MiLCIxIl0!' }, 'after'],
+    ['a cursor with padding', { after: 'WyJpZC1hc2MiLCIxIl0=' }, 'after'],
+    ['a cursor with a padded id', { after: cursorOf(['id-asc', '01']) }, 'after'],
+    ['a cursor spelt with spaces', { after: Buffer.from('[ "id-asc", "1" ]').toString('base64url') }, 'after'],
   ])('rejects %s with VALIDATION_FAILED', async (_label, args, field) => {
     const reply = await t.gql(Pets, args);
     expect(reply.errors?.[0]).toMatchObject({
