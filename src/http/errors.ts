@@ -201,7 +201,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     }
     return sendError(request, reply, body);
   });
-  app.setNotFoundHandler((request, reply) => {
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
     const allow = allowedMethods(routerPath(request.url));
     // A route that takes this method and found nothing (a file the asset routes do not hold): 404.
@@ -218,7 +218,17 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       message: `No route for ${request.method} ${path}`,
       status: 404,
     });
+  };
+  // Before the body is read (after every onRequest check): no route takes it, and reading it first
+  // answered a POST of invalid JSON, or over BODY_LIMIT_BYTES, to a GET path 400 or 413, not 405.
+  // The connection closes after the answer when a body was sent, so that the body is not read after it.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!request.is404) return done(null, payload);
+    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+    if (chunked !== undefined || (length !== undefined && length !== '0')) reply.header('connection', 'close');
+    noRoute(request, reply);
   });
+  app.setNotFoundHandler(noRoute);
 }
 
 /**

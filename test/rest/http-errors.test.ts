@@ -43,6 +43,33 @@ describe('HTTP errors outside the routes', () => {
     });
   });
 
+  // The body of a request no route takes was read first: invalid JSON answered 400 BAD_REQUEST, and a
+  // body over BODY_LIMIT_BYTES 413, neither with Allow; an unknown path's the same instead of 404.
+  const invalidJson = '{"name":';
+  const tooLarge = JSON.stringify({ name: 'x'.repeat(1_100_000) });
+  it.each([
+    ['invalid JSON', '/pets/1', 405, invalidJson],
+    ['a body over the limit', '/pets/1', 405, tooLarge],
+    ['invalid JSON', '/store/orders', 405, invalidJson],
+    ['invalid JSON', '/nope', 404, invalidJson],
+    ['a body over the limit', '/nope', 404, tooLarge],
+  ] as const)(
+    'answers a POST of %s to %s by its path and method (%i), not by its body',
+    async (_l, url, status, body) => {
+      const res = await rest.request({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: body,
+      });
+      expect(res.statusCode).toBe(status);
+      expect(res.json()).toMatchObject({ code: status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND', status });
+      if (status === 405) expect(res.headers.allow).toBe('GET, HEAD');
+      // Nor is the body read after the answer: the connection closes.
+      expect(res.headers.connection).toBe('close');
+    },
+  );
+
   it('answers a wrong method on /graphql with 405 in the GraphQL error shape', async () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/graphql' });
     expect(res.statusCode).toBe(405);
