@@ -80,6 +80,26 @@ async function httpBasics(app: FastifyInstance, { requestTimeoutMs, readScope, t
   // a browser sends those types cross-site without a preflight; it cannot send JSON that way.
   app.removeContentTypeParser('text/plain');
   utf8JsonBodies(app);
+  utf8QueryStrings(app);
+}
+
+/**
+ * A query string is UTF-8, percent-encoded, as a JSON body is UTF-8: the query parser read a byte
+ * that is not (`%FF`, a Latin-1 `%E9`) as U+FFFD and a malformed escape (`%ZZ`) as itself, so a GET
+ * query's `nameContains: "Caf%E9"` searched for "Caf\uFFFD" with 200. Now 400 BAD_REQUEST, as a path
+ * that does not decode already is, before anything else reads the query.
+ */
+function utf8QueryStrings(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const start = request.url.indexOf('?');
+    if (start === -1 || !request.url.includes('%', start)) return done();
+    try {
+      decodeURIComponent(request.url.slice(start + 1));
+    } catch {
+      return done(new BadRequestError('The query string is not valid UTF-8 (a malformed percent-encoding?)'));
+    }
+    done();
+  });
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

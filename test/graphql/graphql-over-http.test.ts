@@ -61,6 +61,38 @@ describe('GraphQL over HTTP', () => {
     expect(res.json().errors[0].extensions).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
   });
 
+  describe('the encoding of a GET query string', () => {
+    // Percent-encoded bytes that are not UTF-8 were read as U+FFFD (a malformed escape as itself)
+    // and the query ran on what they became; now they are refused as a POST body's are.
+    const search = (text: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/graphql?query=${encodeURIComponent('{ pets(filter: { nameContains: "Caf')}${text}${encodeURIComponent('" }) { totalCount } }')}`,
+        headers: ACCEPT,
+      });
+
+    it.each([
+      ['a Latin-1 byte', '%E9'],
+      ['a byte that starts no UTF-8 character', '%FF'],
+      ['an encoded surrogate', '%ED%A0%80'],
+      ['a malformed escape', '%ZZ'],
+    ])('refuses %s with 400 BAD_REQUEST, running nothing', async (_label, text) => {
+      const res = await search(text);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        errors: [{ message: expect.stringContaining('UTF-8'), extensions: { code: 'BAD_REQUEST', status: 400 } }],
+      });
+    });
+
+    it('reads UTF-8 as before', async () => {
+      const res = await search(encodeURIComponent('é 🐹'));
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 200,
+        body: { data: { pets: { totalCount: 0 } } },
+      });
+    });
+  });
+
   describe('the encoding of a POST body', () => {
     // "A server MUST support POST requests encoded with the application/json media type ... encoded
     // with UTF-8": bytes that are not UTF-8 are not read as something else.
