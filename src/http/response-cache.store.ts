@@ -165,6 +165,23 @@ function generationToken(): string {
   return (crypto.randomBytes(8).readBigUInt64BE() >> 2n).toString();
 }
 
+/** The key of the shared generation under a prefix: every entry is stored with the one it was computed in. */
+const generationKey = (prefix: string) => `${prefix}gen`;
+
+/**
+ * A connection to the cache's Redis, as the store and SharedGeneration both use it: never a command
+ * queued while disconnected (a lookup or a write then goes on at once, bypassing), each bounded in time.
+ */
+function cacheRedis(url: string): Redis {
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+}
+
 /** The shared store: entries and the generation in Redis. */
 export class RedisStore implements ResponseCacheStore {
   readonly kind = 'redis' as const;
@@ -182,15 +199,8 @@ export class RedisStore implements ResponseCacheStore {
 
   constructor(private readonly options: RedisStoreOptions) {
     this.#prefix = options.prefix;
-    this.#genKey = `${options.prefix}gen`;
-    this.#redis = new Redis(options.url, {
-      // Never queue a command while disconnected: a lookup then bypasses at once.
-      enableOfflineQueue: false,
-      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    });
+    this.#genKey = generationKey(options.prefix);
+    this.#redis = cacheRedis(options.url);
     this.#redis.on('ready', () => void this.#onReady());
     this.#redis.on('close', () => {
       if (this.#synced && !this.#stopped)
@@ -331,14 +341,8 @@ export class SharedGeneration {
   readonly #genKey: string;
 
   constructor(options: Pick<RedisStoreOptions, 'url' | 'prefix'>) {
-    this.#genKey = `${options.prefix}gen`;
-    this.#redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    });
+    this.#genKey = generationKey(options.prefix);
+    this.#redis = cacheRedis(options.url);
     this.#redis.on('error', () => undefined);
   }
 
