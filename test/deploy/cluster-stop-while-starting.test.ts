@@ -2,40 +2,29 @@
  * WEB_CONCURRENCY workers stopped while the first one is still starting (a deploy rolled back at
  * once, a scale-down right after a scale-up): the primary starts no other worker once told to stop,
  * and exits 0 when the one it started has stopped, never announcing "ready" after "shutting down".
- * PostgreSQL only (workers need it): the database is created on TEST_DATABASE_URL's server (named
- * after its database), dropped after.
+ * PostgreSQL only (workers need it): a database of its own on TEST_DATABASE_URL's
+ * server, dropped after.
  */
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { freePort, TEST_NODE_FLAGS } from '../helpers/server-process';
-import { usingPostgres } from '../helpers/test-database';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
 
 describeIf(usingPostgres(), NEEDS_POSTGRES)('WEB_CONCURRENCY=2 stopped while its first worker starts', () => {
-  // (Read when the suite is skipped too: Jest collects a skipped describe's body.)
-  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
-  const dbName = `${base.pathname.slice(1)}_cluster_stop_${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
-  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cluster-stop-'));
-
-  const admin = async (text: string) => {
-    const c = new Client({ connectionString: base.toString() });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
-  beforeAll(() => admin(`CREATE DATABASE "${dbName}"`));
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let url: string;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    url = database.url;
+  });
   afterAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await database?.drop();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { freePort, runScript } from '../helpers/server-process';
-import { usingPostgres } from '../helpers/test-database';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
 
@@ -261,29 +261,19 @@ describe('the migrate command in production', () => {
 });
 
 describeIf(usingPostgres(), NEEDS_POSTGRES)("the migrate command with the gateway's replicas set", () => {
-  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
-  const dbName = `${base.pathname.slice(1)}_migrate_replicas_${process.pid}`;
-  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
-  const admin = async (text: string) => {
-    const { Client } = await import('pg');
-    const c = new Client({ connectionString: base.toString() });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
-  beforeAll(() => admin(`CREATE DATABASE "${dbName}"`));
-  afterAll(() => admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+  });
+  afterAll(() => database?.drop());
 
   // The replicas' checks said "replica-1 (...) taken out of reads" as a plain line on stderr.
   it('migrates the primary, writing JSON lines only, whatever the replicas do', async () => {
     const closed = await freePort();
-    const replica = Object.assign(new URL(base), { host: `127.0.0.1:${closed}` }).toString();
+    const replica = Object.assign(new URL(database.url), { host: `127.0.0.1:${closed}` }).toString();
     const result = await runScript('src/db/migrate.cli.js', [], {
       NODE_ENV: 'production',
-      DATABASE_URL: url,
+      DATABASE_URL: database.url,
       DATABASE_REPLICA_URLS: replica,
     });
     expect(result.code).toBe(0);

@@ -2,34 +2,23 @@
  * A migration whose connection is lost while it runs (a failover, a restart, pg_terminate_backend):
  * the migrate command (and a start that migrates) says which migration failed and what is left to
  * do, as for any other failure, never a bare driver error about the lost connection. PostgreSQL
- * only: the database is created on TEST_DATABASE_URL's server (named after its database), dropped after.
+ * only: a database of its own on TEST_DATABASE_URL's server (test/helpers/test-database.ts), dropped after.
  */
 import crypto from 'node:crypto';
 import { Client } from 'pg';
 import { createDatabase, type Database } from '../../src/db/database';
 import { migrate, MigrationError, type Migration } from '../../src/db/migrate';
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
-import { usingPostgres } from '../helpers/test-database';
+import { createPostgresDatabase, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(60_000);
 
 describeIf(usingPostgres(), NEEDS_POSTGRES)('a migration whose connection is lost', () => {
-  // (Read when the suite is skipped too: Jest collects a skipped describe's body.)
-  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
-  const dbName = `${base.pathname.slice(1)}_migrate_lost_${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
-  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
-  const admin = new Client({ connectionString: url });
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let url: string;
+  let admin: Client;
   let db: Database;
 
-  const sql = async (target: string, text: string) => {
-    const c = new Client({ connectionString: target });
-    await c.connect();
-    try {
-      return (await c.query(text)).rows;
-    } finally {
-      await c.end();
-    }
-  };
   const mk = (name: string, text: string): Migration => ({ name, sql: text, checksum: crypto.randomUUID() });
   /** Ends the session running `statement` once it runs, as a failover would. */
   const terminateOnceRunning = async (statement: string) => {
@@ -46,14 +35,16 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('a migration whose connection is los
     admin.query('SELECT finished_at FROM "_prisma_migrations" WHERE migration_name = $1', [name]).then((r) => r.rows);
 
   beforeAll(async () => {
-    await sql(base.toString(), `CREATE DATABASE "${dbName}"`);
+    database = await createPostgresDatabase();
+    url = database.url;
+    admin = new Client({ connectionString: url });
     await admin.connect();
     db = await createDatabase({ kind: 'postgres', url, poolSize: 2 });
   });
   afterAll(async () => {
     await db?.close();
-    await admin.end();
-    await sql(base.toString(), `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await admin?.end();
+    await database?.drop();
   });
 
   it('in a transaction: says which migration failed, and nothing of it is recorded', async () => {

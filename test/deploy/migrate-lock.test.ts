@@ -2,7 +2,7 @@
  * The migrate command beside another migrator: the migrations' advisory lock is waited for as long
  * as the other one holds it (a migration may run for minutes), never cut at DB_STATEMENT_TIMEOUT_MS,
  * the bound of a request's statements, and never reported as a refused login. PostgreSQL only: the
- * database is created on TEST_DATABASE_URL's server (named after its database) and dropped after.
+ * database is one of its own on TEST_DATABASE_URL's server (test/helpers/test-database.ts), dropped after.
  */
 import crypto from 'node:crypto';
 import { Client } from 'pg';
@@ -11,16 +11,13 @@ import { migrate, pendingMigrations, readMigrations, type Migration } from '../.
 import { describeIf, NEEDS_POSTGRES } from '../helpers/describe-if';
 import { runScript } from '../helpers/server-process';
 import { NEEDS_PGBOUNCER } from '../helpers/pg-servers';
-import { usingPgBouncer, usingPostgres } from '../helpers/test-database';
+import { createPostgresDatabase, usingPgBouncer, usingPostgres } from '../helpers/test-database';
 
 jest.setTimeout(120_000);
 
 describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command while another migrator holds the lock', () => {
-  // (Read when the suite is skipped too: Jest collects a skipped describe's body.)
-  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
-  const dbName = `${base.pathname.slice(1)}_migrate_lock_${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
-  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
-
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let url: string;
   const sql = async (target: string, text: string) => {
     const c = new Client({ connectionString: target });
     await c.connect();
@@ -31,8 +28,11 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command while another m
     }
   };
 
-  beforeAll(() => sql(base.toString(), `CREATE DATABASE "${dbName}"`));
-  afterAll(() => sql(base.toString(), `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    url = database.url;
+  });
+  afterAll(() => database?.drop());
 
   it('waits past DB_STATEMENT_TIMEOUT_MS for the lock, then applies the migrations', async () => {
     const other = new Client({ connectionString: url });
@@ -88,24 +88,18 @@ describeIf(usingPostgres(), NEEDS_POSTGRES)('the migrate command while another m
 });
 
 describeIf(usingPgBouncer(), NEEDS_PGBOUNCER)('the migrate command behind PgBouncer, without a direct URL', () => {
-  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/unused');
-  const dbName = `${base.pathname.slice(1)}_migrate_pooled_${process.pid}_${crypto.randomBytes(3).toString('hex')}`;
-  const url = Object.assign(new URL(base), { pathname: `/${dbName}` }).toString();
-  const pooled = new URL(url);
-  pooled.host = `127.0.0.1:${process.env.PETSTORE_TEST_PGBOUNCER_PORT}`;
-  pooled.searchParams.set('pgbouncer', 'true');
-
-  const sql = async (target: string, text: string) => {
-    const c = new Client({ connectionString: target });
-    await c.connect();
-    try {
-      return (await c.query(text)).rows;
-    } finally {
-      await c.end();
-    }
-  };
-  beforeAll(() => sql(base.toString(), `CREATE DATABASE "${dbName}"`));
-  afterAll(() => sql(base.toString(), `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let url: string;
+  /** DATABASE_URL through the pooler, and no DATABASE_DIRECT_URL. */
+  let pooled: URL;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    url = database.url;
+    pooled = new URL(url);
+    pooled.host = `127.0.0.1:${process.env.PETSTORE_TEST_PGBOUNCER_PORT}`;
+    pooled.searchParams.set('pgbouncer', 'true');
+  });
+  afterAll(() => database?.drop());
 
   it('waits past DB_STATEMENT_TIMEOUT_MS for a migrator holding the lock, then applies the migrations', async () => {
     // Each migration's transaction takes the lock there (a session's lock would stay on a server connection).
