@@ -319,6 +319,20 @@ describe('auth', () => {
 });
 
 describe('limits', () => {
+  /** A raw graphql-ws connection that sends `messages` once acknowledged: how the server closes it. */
+  const closeAfterAck = (...messages: string[]) => {
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(String(data)) as { type: string }).type !== 'connection_ack') return;
+      for (const message of messages) socket.send(message);
+    });
+    return closed;
+  };
+
   it('refuses a subscription over the per-connection maximum', async () => {
     const c = ws();
     for (let i = 0; i < 3; i++) subscribe(c, STOCK);
@@ -332,18 +346,8 @@ describe('limits', () => {
   it('closes with 4409 a subscription id sent twice, however long the id the close reason quotes', async () => {
     // graphql-ws's reason quotes the id ("Subscriber for <id> already exists"): past a close frame's
     // 123 bytes `ws` threw, and the connection closed 4500 "Internal server error".
-    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-    );
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    socket.on('message', (data) => {
-      if ((JSON.parse(String(data)) as { type: string }).type !== 'connection_ack') return;
-      const message = JSON.stringify({ id: 'é'.repeat(100), type: 'subscribe', payload: { query: STOCK } });
-      socket.send(message);
-      socket.send(message);
-    });
-    const { code, reason } = await closed;
+    const message = JSON.stringify({ id: 'é'.repeat(100), type: 'subscribe', payload: { query: STOCK } });
+    const { code, reason } = await closeAfterAck(message, message);
     expect(code).toBe(4409);
     expect(reason).toMatch(/^Subscriber for é+/);
     expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
@@ -358,32 +362,15 @@ describe('limits', () => {
     async (message) => {
       // graphql-ws's server throws on them: the connection closed 4500 "Internal server error", and
       // the server logged an error with its stack, as often as any client cared to send one.
-      const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-        socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-      );
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-      socket.on('message', (data) => {
-        if ((JSON.parse(String(data)) as { type: string }).type === 'connection_ack')
-          socket.send(JSON.stringify(message));
-      });
-      expect(await closed).toEqual({ code: 4400, reason: 'Invalid message received' });
+      expect(await closeAfterAck(JSON.stringify(message))).toEqual({ code: 4400, reason: 'Invalid message received' });
     },
   );
 
   it('closes with 4400 (an invalid message) a ping whose payload nests too deep to be echoed', async () => {
     // Its pong echoes the payload: JSON.stringify overflowed the stack, and the connection closed
     // 4500 "Internal server error", logged with its stack, for 40 KB from any client.
-    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-    );
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    socket.on('message', (data) => {
-      if ((JSON.parse(String(data)) as { type: string }).type !== 'connection_ack') return;
-      socket.send(`{"type":"ping","payload":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
-    });
-    expect(await closed).toEqual({ code: 4400, reason: 'Invalid message received' });
+    const deepPing = `{"type":"ping","payload":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`;
+    expect(await closeAfterAck(deepPing)).toEqual({ code: 4400, reason: 'Invalid message received' });
   });
 
   it('applies the depth, alias and token limits of queries', async () => {
