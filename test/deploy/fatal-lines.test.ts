@@ -38,6 +38,21 @@ async function failed(script: string, env: Record<string, string>) {
 
 const parsed = (lines: string[]): FatalJson[] => lines.map((l) => JSON.parse(l) as FatalJson);
 
+/** Runs `fn` with the port of a PostgreSQL without TLS (it answers 'N' to the SSLRequest, then closes). */
+async function withoutTls(fn: (port: number) => Promise<void>): Promise<void> {
+  const net = await import('node:net');
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end('N'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fn((server.address() as { port: number }).port);
+  } finally {
+    server.close();
+  }
+}
+
 describe('fatal start-up lines', () => {
   it('are one JSON line per invalid setting in production, naming it', async () => {
     const { code, lines } = await failed('src/main.js', { NODE_ENV: 'production', PORT: 'eighty', LOG_LEVEL: 'loud' });
@@ -76,15 +91,7 @@ describe('fatal start-up lines', () => {
   // node-postgres warns once, through process.emitWarning, that sslmode=require means verify-full:
   // Node printed it as nine plain lines on stderr, beside the JSON lines.
   it("are JSON lines only, a Node warning (node-postgres' on sslmode=require) logged as one of them", async () => {
-    const net = await import('node:net');
-    // A PostgreSQL without TLS: 'N' to the SSLRequest.
-    const server = net.createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.once('data', () => socket.end('N'));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const port = (server.address() as { port: number }).port;
+    await withoutTls(async (port) => {
       const { code, lines, stdout } = await failed('src/main.js', {
         NODE_ENV: 'production',
         DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${port}/petstore?sslmode=require`,
@@ -95,9 +102,7 @@ describe('fatal start-up lines', () => {
       expect(logged).toEqual([
         expect.objectContaining({ level: 40, msg: expect.stringMatching(/^SECURITY WARNING: The SSL modes/) }),
       ]);
-    } finally {
-      server.close();
-    }
+    });
   });
 
   it('stay plain text outside production', async () => {
@@ -236,15 +241,7 @@ describe('the migrate command in production', () => {
   // node-postgres warns (process.emitWarning) that sslmode=require means verify-full, as a managed
   // PostgreSQL's URL has it: Node printed nine plain lines on stderr beside the command's JSON lines.
   it("writes JSON lines only, node-postgres' warning on sslmode=require one of them", async () => {
-    const net = await import('node:net');
-    // A PostgreSQL without TLS: 'N' to the SSLRequest.
-    const server = net.createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.once('data', () => socket.end('N'));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const port = (server.address() as { port: number }).port;
+    await withoutTls(async (port) => {
       const { code, lines } = await failed('src/db/migrate.cli.js', {
         NODE_ENV: 'production',
         DATABASE_URL: `postgresql://petstore:secret@127.0.0.1:${port}/petstore?sslmode=require`,
@@ -254,9 +251,7 @@ describe('the migrate command in production', () => {
         expect.objectContaining({ level: 40, msg: expect.stringMatching(/^SECURITY WARNING: The SSL modes/) }),
         expect.objectContaining({ level: 60, setting: 'DATABASE_URL' }),
       ]);
-    } finally {
-      server.close();
-    }
+    });
   });
 });
 
