@@ -12,7 +12,10 @@
  * alternate which server goes first. Each round's figures are printed (the spread is the noise).
  *
  * Environment: BENCH_PG_URL (admin URL, default postgresql://postgres@127.0.0.1:5432/test);
- * `--lookup pet|category|order` (default category). Linux only (/proc), PostgreSQL on this machine.
+ * `--lookup pet|category|order` (default category); `--id N`: every request asks the row N, as each of
+ * WG's generated documents does (default: the id turns over the seeded rows). Each round also says how
+ * many backends started during it (a pool that opened a connection: its start-up is PostgreSQL CPU
+ * counted in the round). Linux only (/proc), PostgreSQL on this machine.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
       ms: { type: 'string', default: '4000' },
       rounds: { type: 'string', default: '6' },
       lookup: { type: 'string', default: 'category' },
+      id: { type: 'string' },
     },
     strict: true,
   });
@@ -106,7 +110,8 @@ async function main(): Promise<void> {
     ];
     const send = (side: (typeof sides)[number], i: number) =>
       new Promise<void>((resolve, reject) => {
-        const body = JSON.stringify({ query: side.query, variables: { id: String(1 + (i % lookup.ids)) } });
+        const id = values.id ?? String(1 + (i % lookup.ids));
+        const body = JSON.stringify({ query: side.query, variables: { id } });
         const url = new URL(side.target.url);
         const req = http.request(
           {
@@ -166,7 +171,9 @@ async function main(): Promise<void> {
         let slices = 0;
         let voluntary = 0;
         let active = 0;
+        let newBackends = 0;
         for (const [pid, a] of after) {
+          if (!before.has(pid)) newBackends++;
           const b = before.get(pid) ?? { ns: 0, slices: 0, voluntary: 0 };
           if (a.slices - b.slices > total / 100) active++;
           ns += a.ns - b.ns;
@@ -176,7 +183,7 @@ async function main(): Promise<void> {
         log(
           `round ${round + 1} ${side.id}: PostgreSQL ${(ns / 1e3 / total).toFixed(1)} µs/request, ` +
             `${(slices / total).toFixed(2)} timeslices/request (${(voluntary / total).toFixed(2)} voluntary switches), ` +
-            `${active} backends busy, ${((stats2.statements - stats.statements) / total).toFixed(2)} statements/request, ` +
+            `${active} backends busy (${newBackends} started), ${((stats2.statements - stats.statements) / total).toFixed(2)} statements/request, ` +
             `server ${((stats2.cpuMicros - stats.cpuMicros) / total).toFixed(0)} µs/request`,
         );
       }
