@@ -332,8 +332,8 @@ export class TrustedDocuments {
   private check(ref: Reference, caller: Caller | null, transport: RefusalTransport): AppError | null {
     if (ref.kind === 'none') return null;
     const hash = ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash;
-    if (this.#byHash.has(hash)) return null;
-    if (this.mode === 'enforce' && !isAdmin(caller)) {
+    const listed = this.#byHash.has(hash);
+    if (!listed && this.mode === 'enforce' && !isAdmin(caller)) {
       const reason: RefusalReason = ref.kind === 'full' ? 'full_document' : 'unknown_hash';
       this.#counts.refused[`${reason}:${transport}`]++;
       return new PersistedQueryNotInListError(
@@ -342,6 +342,13 @@ export class TrustedDocuments {
           : `This server runs only its trusted documents (TRUSTED_DOCUMENTS=enforce), and none has the hash ${hash}`,
       );
     }
+    // A text sent with a hash that is not its own, answered as Apollo's APQ answers it in allow mode:
+    // in enforce APQ is off (Apollo would say PERSISTED_QUERY_NOT_SUPPORTED), and graphql-ws reads no
+    // extensions at all.
+    if (ref.kind === 'full' && ref.persistedHash && ref.persistedHash !== hash) {
+      return new AppError(ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, 400, 'provided sha does not match query');
+    }
+    if (listed) return null;
     // Allowed to run something unlisted: a documentId still has to name a listed document (it has no
     // other source), while an unknown persistedQuery hash is Apollo's APQ to answer (allow mode).
     if (ref.kind === 'hash' && ref.via === 'documentId') return new PersistedQueryNotFoundError(hash);
@@ -390,8 +397,7 @@ export class TrustedDocuments {
           if (!listed && ref.via === 'documentId') throw apolloError(new PersistedQueryNotFoundError(ref.hash));
           if (listed) rc.request.query = listed.body;
         } else if (ref.kind === 'full' && ref.persistedHash) {
-          // Only when the hash is the text's: otherwise the extension stays, and Apollo answers the
-          // mismatch (PERSISTED_QUERY_HASH_MISMATCH) as for any other hash.
+          // Only when the hash is the text's (the guard answered a mismatch before Apollo saw it).
           const named = this.#byHash.get(ref.persistedHash);
           if (named?.body === ref.query) listed = named;
         }
@@ -437,10 +443,6 @@ export class TrustedDocuments {
     const refused = this.check(ref, caller, 'websocket');
     if (refused) return refused;
     if (ref.kind === 'none') return null;
-    // A text sent with a hash that is not its own: over HTTP Apollo answers it 400 (its APQ check),
-    // before anything runs; graphql-ws reads no extensions, so it is answered here alike.
-    if (ref.kind === 'full' && ref.persistedHash && ref.persistedHash !== sha256Hex(ref.query))
-      return new AppError(ErrorCode.PERSISTED_QUERY_HASH_MISMATCH, 400, 'provided sha does not match query');
     return this.#byHash.get(ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash) ?? null;
   }
 }

@@ -169,6 +169,32 @@ describe('TRUSTED_DOCUMENTS=enforce', () => {
     expect([later.status, codeOf(later)]).toEqual([403, 'PERSISTED_QUERY_NOT_IN_LIST']);
   });
 
+  it("answers a listed text sent with another document's hash 400 PERSISTED_QUERY_HASH_MISMATCH, as allow and WebSocket do", async () => {
+    for (const [body, headers] of [
+      [{ query: PETS, extensions: pq(PET) }, {}],
+      [{ query: PETS, extensions: pq(UNLISTED) }, {}],
+      [{ query: UNLISTED, extensions: pq(PETS) }, t.admin],
+    ] as const) {
+      const answer = await post(t, body, headers);
+      expect([answer.status, answer.body]).toEqual([
+        400,
+        {
+          errors: [
+            {
+              message: 'provided sha does not match query',
+              extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH', status: 400 },
+            },
+          ],
+        },
+      ]);
+    }
+    const overGet = await get(t, { query: PETS, extensions: pq(PET) });
+    expect([overGet.status, codeOf(overGet)]).toEqual([400, 'PERSISTED_QUERY_HASH_MISMATCH']);
+    // Not listed, whatever hash it comes with: refused as any unlisted document.
+    const unlisted = await post(t, { query: UNLISTED, extensions: pq(PETS) });
+    expect([unlisted.status, codeOf(unlisted)]).toEqual([403, 'PERSISTED_QUERY_NOT_IN_LIST']);
+  });
+
   it('still applies the scope table to listed documents', async () => {
     const anonymous = await post(t, { documentId: `sha256:${sha256(ORDERS)}` });
     expect([anonymous.status, codeOf(anonymous)]).toEqual([401, 'UNAUTHENTICATED']);
