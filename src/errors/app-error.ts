@@ -120,7 +120,7 @@ export class RateLimitedError extends AppError {
 /** A GraphQL operation over one of the limits (depth, aliases, tokens, cost): says which. */
 export class QueryTooComplexError extends AppError {
   constructor(
-    readonly limit: 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost',
+    readonly limit: 'depth' | 'aliases' | 'directives' | 'tokens' | 'cost' | 'cost budget',
     message: string,
   ) {
     super(ErrorCode.QUERY_TOO_COMPLEX, 400, message);

@@ -40,7 +40,7 @@ import {
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
 import type { Config } from '../config';
-import { RateLimitedError } from '../errors/app-error';
+import { QueryTooComplexError, RateLimitedError } from '../errors/app-error';
 import { rateLimitSubject } from '../http/rate-limit';
 import type { PointsStore } from '../http/points-store';
 import type { Caller } from '../modules/auth/api-key.service';
@@ -85,12 +85,15 @@ export interface CostBudget {
     caller: Caller | null,
     address: string,
     points: number,
-  ): Promise<{ status: CostStatus; refused: RateLimitedError | null }>;
+  ): Promise<{ status: CostStatus; refused: RateLimitedError | QueryTooComplexError | null }>;
   /** The Apollo plugin charging single operations and reporting `extensions.cost` (see above). */
   plugin: ApolloServerPlugin<GraphQLContext>;
   /** The /graphql preHandler charging a batch as a whole. */
   chargeBatch(request: FastifyRequest, reply: { header(name: string, value: unknown): unknown }): Promise<void>;
 }
+
+/** Whether a refusal passes once the window resets (a 429): more than the whole budget never does. */
+const retryable = (refused: RateLimitedError | QueryTooComplexError): boolean => refused instanceof RateLimitedError;
 
 /** The RateLimit-* headers (IETF draft, as the request limit sends them) and Retry-After when refused. */
 function costHeaders(status: CostStatus, refused: boolean): [string, string][] {
@@ -221,7 +224,10 @@ function costPlugin(limits: GraphQLLimits, charge: CostBudget['charge']): Apollo
           if (!charged.refused) return null;
           const error = new GraphQLError(charged.refused.message, { originalError: charged.refused });
           return {
-            http: { status: 429, headers: new HeaderMap(costHeaders(status, true)) },
+            http: {
+              status: charged.refused.status,
+              headers: new HeaderMap(costHeaders(status, retryable(charged.refused))),
+            },
             body: {
               kind: 'single',
               singleResult: { errors: [formatError({ message: error.message }, error)] },
@@ -274,12 +280,20 @@ export function createCostBudget(
       remaining: Math.max(0, limit - result.spent),
       resetSeconds: Math.max(1, Math.ceil(result.resetMs / 1000)),
     };
+    // More than the whole budget fits in no window (a trusted document is exempt from the cost
+    // limit, and a batch is charged its sum): a 429 would have the client retry for ever.
     const refused = result.allowed
       ? null
-      : new RateLimitedError(
-          `Cost budget of ${limit} points per ${windowSeconds} s exceeded: this request costs ${points} points and ` +
-            `${status.remaining} are left; nothing was run; retry in ${status.resetSeconds} seconds`,
-        );
+      : points > limit
+        ? new QueryTooComplexError(
+            'cost budget',
+            `Query too complex (cost budget): this request costs ${points} points, more than the whole budget of ` +
+              `${limit} points per ${windowSeconds} s; nothing was run; ask for less (smaller pages, fewer operations)`,
+          )
+        : new RateLimitedError(
+            `Cost budget of ${limit} points per ${windowSeconds} s exceeded: this request costs ${points} points and ` +
+              `${status.remaining} are left; nothing was run; retry in ${status.resetSeconds} seconds`,
+          );
     return { status, refused };
   };
   const costing: Costing = { limits, schema, listedDocument, checks };
@@ -295,7 +309,7 @@ export function createCostBudget(
       const { status, refused } = await charge(request.caller, request.ip, points);
       request.batchCostCharge = { limit: status.limit, remaining: status.remaining, resetSeconds: status.resetSeconds };
       if (refused) {
-        for (const [name, value] of costHeaders(status, true)) reply.header(name, value);
+        for (const [name, value] of costHeaders(status, retryable(refused))) reply.header(name, value);
         throw refused;
       }
     },

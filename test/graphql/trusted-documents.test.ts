@@ -370,6 +370,42 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
   });
 });
 
+describe('trusted documents and the cost budget', () => {
+  let t: ListeningApp;
+  beforeAll(async () => {
+    t = await createListeningApp({
+      env: env('enforce', { GRAPHQL_MAX_COST: '10', RATE_LIMIT_COST_BUDGET: '10', RATE_LIMIT_WINDOW_MS: '600000' }),
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('answers what costs more than the whole budget 400 QUERY_TOO_COMPLEX, not a 429 that no retry can pass', async () => {
+    // DEEP is exempt from the cost limit (listed) and costs more than the budget; three PETs cost
+    // 3 x 5 points, a batch charged as a whole: neither fits in a fresh window, ever.
+    for (const body of [
+      { documentId: sha256(DEEP) },
+      [1, 2, 3].map(() => ({ documentId: sha256(PET), variables: { id: '1' } })),
+    ]) {
+      const answer = await post(t, body);
+      expect([answer.status, codeOf(answer), answer.headers.get('retry-after')]).toEqual([
+        400,
+        'QUERY_TOO_COMPLEX',
+        null,
+      ]);
+      expect(answer.body.errors![0]!.message).toMatch(
+        /more than the whole budget of 10 points per 600 s; nothing was run/,
+      );
+    }
+    // What fits runs, and what does not fit in what is left is still 429, to retry.
+    const pet = { documentId: sha256(PET), variables: { id: '1' } };
+    expect((await post(t, pet)).status).toBe(200);
+    expect((await post(t, pet)).status).toBe(200);
+    const spent = await post(t, pet);
+    expect([spent.status, codeOf(spent)]).toEqual([429, 'RATE_LIMITED']);
+    expect(spent.headers.get('retry-after')).not.toBeNull();
+  });
+});
+
 describe('TRUSTED_DOCUMENTS=off (the default)', () => {
   let t: ListeningApp;
   beforeAll(async () => (t = await createListeningApp()));
