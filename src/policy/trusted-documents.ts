@@ -262,6 +262,9 @@ export class TrustedDocuments {
     reloads: { ok: 0, failed: 0 },
   };
 
+  /** Called after each successful reload (subscriptions.ts re-checks the open subscriptions). */
+  readonly #reloaded: (() => void)[] = [];
+
   constructor(private readonly options: TrustedDocumentsOptions) {
     this.mode = options.mode;
     this.#byHash = this.read();
@@ -290,7 +293,13 @@ export class TrustedDocuments {
       throw error;
     }
     this.#counts.reloads.ok++;
+    for (const listener of this.#reloaded) listener();
     return this.#byHash.size;
+  }
+
+  /** `listener` runs after every successful reload, once the new list is in use. */
+  onReload(listener: () => void): void {
+    this.#reloaded.push(listener);
   }
 
   get size(): number {
@@ -328,14 +337,17 @@ export class TrustedDocuments {
     return this.#byHash.get(ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash)?.document ?? null;
   }
 
-  /** The refusal of one operation, or null (listed, or the caller may send anything). */
-  private check(ref: Reference, caller: Caller | null, transport: RefusalTransport): AppError | null {
+  /**
+   * The refusal of one operation, or null (listed, or the caller may send anything). A refusal is
+   * counted under `transport`; null: a re-check of what was admitted before (stillAdmits), not counted.
+   */
+  private check(ref: Reference, caller: Caller | null, transport: RefusalTransport | null): AppError | null {
     if (ref.kind === 'none') return null;
     const hash = ref.kind === 'full' ? sha256Hex(ref.query) : ref.hash;
     const listed = this.#byHash.has(hash);
     if (!listed && this.mode === 'enforce' && !isAdmin(caller)) {
       const reason: RefusalReason = ref.kind === 'full' ? 'full_document' : 'unknown_hash';
-      this.#counts.refused[`${reason}:${transport}`]++;
+      if (transport) this.#counts.refused[`${reason}:${transport}`]++;
       return new PersistedQueryNotInListError(
         ref.kind === 'full'
           ? 'This server runs only its trusted documents (TRUSTED_DOCUMENTS=enforce), and this document is not one of them'
@@ -424,6 +436,19 @@ export class TrustedDocuments {
       set: async (key, value) => void others.set(key, value),
       delete: async (key) => others.delete(key),
     };
+  }
+
+  /**
+   * Whether a subscription admitted earlier (its `subscribe` payload) would be admitted by the list
+   * in use now: after a reload, an open subscription whose document left the list is ended as a
+   * new one would be refused (subscriptions.ts), the way a revoked key's are.
+   */
+  stillAdmits(payload: WireOperation, caller: Caller | null): boolean {
+    try {
+      return this.check(referenceOf(payload), caller, null) === null;
+    } catch {
+      return true; // malformed: it was refused when it came, so it never ran
+    }
   }
 
   /**

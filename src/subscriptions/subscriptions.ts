@@ -21,7 +21,8 @@
  * - at `connection_init`, an access token (a JWT: docs/identity.md) is verified like a key; a bad one
  *   closes with 4401, an identity provider that cannot be reached with 1013 (try again later);
  * - while open: a revoked key closes its connections (4401) as soon as the key cache hears of it
- *   (api-key.cache.ts); an access token's connection closes with 4401 when the token expires, so
+ *   (api-key.cache.ts); a reload of the trusted documents that removes a subscription's document
+ *   closes its connection (4403); an access token's connection closes with 4401 when the token expires, so
  *   no event reaches an expired session (the client signs in again, then reconnects); keep-alive pings drop dead peers; a client reading too slowly is closed
  *   (1013) once `SUBSCRIPTION_BUFFERED_EVENTS` events wait for one of its subscriptions, so it never
  *   makes the server hold more than that.
@@ -123,6 +124,8 @@ interface Connection {
   token: string | null;
   /** Releases this connection's places in the per-address and per-key counts (once each). */
   release: (() => void)[];
+  /** The `subscribe` payloads of its open subscriptions, by id (re-checked when the trusted list is re-read). */
+  subscriptions: Map<string, SubscribePayload>;
 }
 
 type Extra = { socket: WebSocket; request: FastifyRequest };
@@ -372,6 +375,7 @@ async function startSubscription(
       )
     : null;
   if (charged?.refused) return fail(charged.refused);
+  conn.subscriptions.set(id, payload);
   return {
     schema,
     document: checked.document,
@@ -398,6 +402,9 @@ function graphqlWsServer(state: ConnectionState, options: SubscriptionsOptions) 
       state.contexts.delete(ctx);
     },
     onSubscribe: (ctx, id, payload) => startSubscription(state, { ...options, checks }, ctx, id, payload),
+    onComplete(ctx, id) {
+      state.connections.get(ctx.extra.socket)?.subscriptions.delete(id);
+    },
     onNext(_ctx, _id, _payload, args, result) {
       if (!result.errors) return;
       const context = args.contextValue as GraphQLContext;
@@ -485,6 +492,7 @@ function subscriptionRoute(
         caller: null,
         token: null,
         release: [],
+        subscriptions: new Map(),
       };
       state.connections.set(socket, conn);
       conn.release.push(state.addressSlots.get(request) ?? state.perAddress.hold(addressBucket(conn.address)));
@@ -540,6 +548,19 @@ export async function registerSubscriptions(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
   }
+  // A reload (SIGHUP) that removes a document ends its open subscriptions, as a revoked key ends its
+  // connections: the connection closes with 4403, and the client, reconnecting, is refused that
+  // subscription (PERSISTED_QUERY_NOT_IN_LIST) and gets its others back.
+  const trusted = options.trustedDocuments;
+  trusted?.onReload(() => {
+    for (const conn of state.connections.values()) {
+      if ([...conn.subscriptions.values()].every((payload) => trusted.stillAdmits(payload, conn.caller))) continue;
+      conn.close(
+        CloseCode.Forbidden,
+        'Forbidden: a subscription of this connection is no longer a trusted document; reconnect',
+      );
+    }
+  });
   // Events missed while the LISTEN connection is down: clients must reconnect and refetch.
   events.onStateChange((listening) => {
     if (listening) return;

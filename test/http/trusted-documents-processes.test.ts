@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { adminKeyFor, startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { pollUntil } from '../helpers/poll';
+import { connectWs, type TestWsClient } from '../helpers/ws-client';
 import { execute } from '../../examples/client/client';
 import { PetName, PetPage } from '../../examples/client/operations';
 
@@ -197,6 +198,42 @@ describe('SIGHUP re-reads the manifest', () => {
     const now = await post(server.url, { documentId: sha256(second) });
     expect(now.body).toEqual({ data: { categories: { totalCount: expect.any(Number) } } });
     expect(server.child.exitCode).toBeNull();
+  });
+
+  it("ends the open subscriptions of a document a reload removed (4403), as a revoked key's, and no admin's", async () => {
+    const stock = 'subscription Stock { stockChanged { petId } }';
+    let before = server.output.length;
+    swapAndHup(manifest([first, second, stock]));
+    expect(await logged(before, /trusted documents re-read/)).toBe(true);
+    const byHash = { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: sha256(stock) } } };
+    const anonymous = connectWs(server.url);
+    const staff = connectWs(server.url, { connectionParams: { Authorization: admin.authorization } });
+    const errors: unknown[] = [];
+    const open = (ws: TestWsClient) =>
+      ws.client.subscribe(byHash as never, {
+        next: () => undefined,
+        error: (e) => errors.push(e),
+        complete: () => undefined,
+      });
+    try {
+      await Promise.all([anonymous.connected, staff.connected]);
+      open(anonymous);
+      open(staff);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(errors).toEqual([]);
+      before = server.output.length;
+      swapAndHup(manifest([first, second]));
+      expect(await logged(before, /trusted documents re-read/)).toBe(true);
+      const late = new Promise((r) => setTimeout(() => r('still open'), 3000));
+      expect(await Promise.race([anonymous.closed, late])).toEqual({
+        code: 4403,
+        reason: 'Forbidden: a subscription of this connection is no longer a trusted document; reconnect',
+      });
+      // An admin may subscribe to any document: its subscription goes on.
+      expect(await Promise.race([staff.closed, late])).toBe('still open');
+    } finally {
+      await Promise.all([anonymous.dispose(), staff.dispose()]);
+    }
   });
 
   it('keeps the list in use when the new file is bad, and stays up', async () => {
