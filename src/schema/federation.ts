@@ -67,6 +67,15 @@ export function parseRepresentation(value: unknown): Representation {
     );
   }
   const keyField = ENTITY_KEYS[typeName];
+  if (record[keyField] === undefined) {
+    // Most often a subgraph that declares the entity with another key: say which one this one has.
+    const fields = Object.keys(record)
+      .slice(0, 5)
+      .map((f) => f.slice(0, 40));
+    throw new ValidationError(
+      `representation of ${typeName}: its key field ${keyField} is missing (@key(fields: "${keyField}")), got the fields ${fields.join(', ')}`,
+    );
+  }
   return { typeName, key: parseId(record[keyField], `representation of ${typeName}: ${keyField}`) };
 }
 

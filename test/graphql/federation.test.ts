@@ -143,7 +143,16 @@ describe.each([
 
   it.each([
     ['an id that is not an int64', rep('Pet', { id: 'abc' }), /id: must be a 64-bit integer id/],
-    ['a missing key field', rep('InventoryItem', { id: '1' }), /petId: must be a 64-bit integer id/],
+    [
+      "a missing key field (another key than this subgraph's)",
+      rep('InventoryItem', { id: '1' }),
+      /^representation of InventoryItem: its key field petId is missing \(@key\(fields: "petId"\)\), got the fields __typename, id$/,
+    ],
+    [
+      'a missing key field',
+      rep('Pet', {}),
+      /^representation of Pet: its key field id is missing \(@key\(fields: "id"\)\), got the fields __typename$/,
+    ],
     ['an unknown __typename', rep('Review', { id: '1' }), /__typename must name an entity type/],
     ['no __typename', { id: '1' }, /__typename must name an entity type/],
     ['a value that is no object', '1', /must be an object/],
