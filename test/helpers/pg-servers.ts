@@ -132,11 +132,17 @@ export interface PgBouncer {
 /**
  * Starts PgBouncer in transaction mode on a free port in front of `upstream` (every database of that
  * server, through the `*` fallback entry), with trust auth for the upstream's user and only
- * `extra_float_digits` in ignore_startup_parameters, as Debian's 1.18 ships it.
+ * `extra_float_digits` in ignore_startup_parameters, as Debian's 1.18 ships it. `settings` replaces
+ * those (the `[pgbouncer]` lines of a documented configuration); where it listens, its files and
+ * its auth_file stay the helper's.
  */
 export async function startPgBouncer(
   upstream: string,
-  { ignoreStartupParameters = 'extra_float_digits', poolSize = 10 } = {},
+  {
+    ignoreStartupParameters = 'extra_float_digits',
+    poolSize = 10,
+    settings,
+  }: { ignoreStartupParameters?: string; poolSize?: number; settings?: string[] } = {},
 ): Promise<PgBouncer> {
   const up = new URL(upstream);
   const dir = serverDir('petstore-pgbouncer-');
@@ -152,13 +158,15 @@ export async function startPgBouncer(
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
       'unix_socket_dir =',
-      'auth_type = trust',
       `auth_file = ${dir}/userlist.txt`,
-      'pool_mode = transaction',
-      `ignore_startup_parameters = ${ignoreStartupParameters}`,
-      'max_client_conn = 1000',
-      `default_pool_size = ${poolSize}`,
-      'autodb_idle_timeout = 10',
+      ...(settings ?? [
+        'auth_type = trust',
+        'pool_mode = transaction',
+        `ignore_startup_parameters = ${ignoreStartupParameters}`,
+        'max_client_conn = 1000',
+        `default_pool_size = ${poolSize}`,
+        'autodb_idle_timeout = 10',
+      ]),
       `logfile = ${dir}/pgbouncer.log`,
       `pidfile = ${dir}/pgbouncer.pid`,
       '',
