@@ -508,16 +508,28 @@ function routedReader(
 
 /**
  * Checks every replica once before serving, and starts the periodic checks: a replica that is no
- * standby (promoted) stops the start (DatabaseTopologyError), with every pool closed.
+ * standby (promoted), or a pooler in front of one that refuses the sessions' startup parameters (its
+ * URL lacks `?pgbouncer=true`: every check would fail alike, the replica out for good), stops the
+ * start (DatabaseTopologyError), with every pool closed. A replica that is down is no reason to stop.
  */
 async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Promise<void> {
   await router.check();
   const promoted = router.replicas.find((r) => r.reason?.startsWith('not a standby'));
+  const pooled = router.replicas.find((r) => /unsupported startup parameter/i.test(r.reason ?? ''));
+  if (promoted || pooled) await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
   if (promoted) {
-    await Promise.all([pool.end(), ...router.replicas.map((r) => r.pool.end())]);
     throw new DatabaseTopologyError(
       `${promoted.name} of DATABASE_REPLICA_URLS (${promoted.where}) is not a standby (pg_is_in_recovery() is false): ` +
         "its reads would not follow the primary's writes. Fix DATABASE_REPLICA_URLS to list streaming replicas only.",
+      'DATABASE_REPLICA_URLS',
+    );
+  }
+  if (pooled) {
+    const parameter = /unsupported startup parameter:\s*(\S+)/i.exec(pooled.reason!)?.[1] ?? 'a startup parameter';
+    throw new DatabaseTopologyError(
+      `${pooled.name} of DATABASE_REPLICA_URLS (${pooled.where}) refused the startup parameter ${parameter}: it is a ` +
+        'pooler (PgBouncer) that does not accept it. Add ?pgbouncer=true to that URL (the gateway then sends no ' +
+        `startup parameters), or add ${parameter} to ignore_startup_parameters in pgbouncer.ini.`,
       'DATABASE_REPLICA_URLS',
     );
   }
