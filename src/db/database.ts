@@ -619,8 +619,10 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
     })) ?? []),
   ];
   // Sent as the reader sends a statement to the primary (a hot text named, unnamed behind a pooler),
-  // but never coalesced and never routed.
-  const writer = reportingReader(options.onReaderStatement, (statement) => reader.run(pool, statement));
+  // but never coalesced and never routed; behind a pooler, in a transaction bounded on the server.
+  const writer = reportingReader(options.onReaderStatement, (statement) =>
+    config.pgbouncer ? boundedWrite(pool, statement) : reader.run(pool, statement),
+  );
   return {
     kind: 'postgres',
     prisma,
@@ -673,6 +675,40 @@ async function withTransactionLockedSession<T>(
     });
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The writer's statement behind a transaction-mode pooler, where no statement_timeout rides on the
+ * session: alone, it would be bounded by the client only (query_timeout), and a write the client gave
+ * up on, answered 503 UNAVAILABLE, would still commit on the server once the lock it waited for was
+ * free. In a transaction of its own, whose `BEGIN` carries the SET LOCALs (guardRelease), the server
+ * cancels it at DB_STATEMENT_TIMEOUT_MS, before the client gives up, and it rolls back. Two round trips
+ * more than alone, behind a pooler only.
+ */
+async function boundedWrite<T>(pool: Pool, statement: Statement): Promise<T[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query({
+      text: statement.text,
+      values: statement.values as unknown[],
+      types: PG_TYPES,
+    });
+    await client.query('COMMIT');
+    client.release();
+    return rows as T[];
+  } catch (error) {
+    if (isConnectionFailure(error)) {
+      client.release(error as Error);
+    } else {
+      // A refusal of the statement (OUT_OF_STOCK, a timeout): the connection is fine once rolled back.
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (rollbackError: Error) => client.release(rollbackError),
+      );
+    }
+    throw error;
   }
 }
 

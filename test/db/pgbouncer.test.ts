@@ -9,7 +9,8 @@ import { createDatabase } from '../../src/db/database';
 import { migrate, readMigrations } from '../../src/db/migrate';
 import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
-import { gql, petInStock } from '../helpers/gateway-fixture';
+import { Client } from 'pg';
+import { gql, petInStock, PLACE_ORDER } from '../helpers/gateway-fixture';
 import { mixedLoad } from '../helpers/mixed-load';
 import { NEEDS_PGBOUNCER, pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../helpers/pg-servers';
 import { pollUntil } from '../helpers/poll';
@@ -109,6 +110,43 @@ describeWithPgBouncer('the gateway behind PgBouncer in transaction mode', () => 
       expect(await pollUntil(ask, (status) => status === 401)).toBe(401);
     } finally {
       await db.close();
+    }
+  });
+
+  // No statement_timeout rides on a pooled session: placeOrder (one statement of a store function) was
+  // bounded by the client only, answered 503 UNAVAILABLE ("retry shortly"), and placed its order on
+  // the server anyway once the lock it waited for was released: a retry without Idempotency-Key
+  // ordered twice.
+  it('answers a placeOrder cut by DB_STATEMENT_TIMEOUT_MS 503 and places nothing, on the server too', async () => {
+    const timed = await startServerProcess({
+      DATABASE_URL: bouncer.url(nameOf(database.url)),
+      DATABASE_DIRECT_URL: database.url,
+      DB_STATEMENT_TIMEOUT_MS: '1000',
+    });
+    started.push(timed);
+    const locker = new Client({ connectionString: database.url });
+    await locker.connect();
+    const counts = async () =>
+      (
+        await locker.query<{ orders: string; quantity: number }>(
+          'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT quantity FROM inventory_items WHERE pet_id = $1) AS quantity',
+          [petId],
+        )
+      ).rows[0];
+    try {
+      const before = await counts();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE inventory_items IN ACCESS EXCLUSIVE MODE');
+      const reply = await gql(timed.url, PLACE_ORDER, { p: petId }, admin);
+      expect(reply.status).toBe(503);
+      expect(reply.errors?.[0]?.extensions).toEqual({ code: 'UNAVAILABLE', status: 503 });
+      // The lock held a moment longer, then released: the order must not be placed after all.
+      await new Promise((r) => setTimeout(r, 1_000));
+      await locker.query('COMMIT');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await counts()).toEqual(before);
+    } finally {
+      await locker.end();
     }
   });
 
