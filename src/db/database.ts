@@ -31,6 +31,8 @@ export interface SqlSession {
    * each transaction of the runner takes a transaction-level lock itself.
    */
   lockPerTransaction?: boolean;
+  /** Hears that another process holds the migrations' lock (lockPerTransaction: the runner asks for it). */
+  waiting?: (msg: string) => void;
   /** Runs SQL text that may hold several statements, without parameters. */
   exec(sql: string): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -537,7 +539,11 @@ async function startReplicaChecks(router: ReplicaRouter<Pool>, pool: Pool): Prom
 }
 
 /** How often a process waiting for the migrations' lock asks for it again. */
-const MIGRATION_LOCK_POLL_MS = 250;
+export const MIGRATION_LOCK_POLL_MS = 250;
+
+/** What a migrator says, once, when another process holds the migrations' lock. */
+export const MIGRATION_LOCK_WAITING =
+  "another process is migrating the database (it holds the migrations' lock): waiting for it to finish";
 
 /**
  * Migrations under a session-level advisory lock, on a client of its own on the primary itself
@@ -552,7 +558,7 @@ async function withMigrationLock<T>(
   fn: (session: SqlSession) => Promise<T>,
   waiting: (msg: string) => void,
 ): Promise<T> {
-  if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(config, fn);
+  if (!config.directUrl && config.pgbouncer) return withTransactionLockedSession(config, fn, waiting);
   const client = new Client({
     connectionString: driverUrl(config.directUrl ?? config.url),
     ...startupParameters({ ...config, pgbouncer: false }),
@@ -567,7 +573,7 @@ async function withMigrationLock<T>(
       (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY]))
         .rows[0]!.locked;
     if (!(await locked())) {
-      waiting("another process is migrating the database (it holds the migrations' lock): waiting for it to finish");
+      waiting(MIGRATION_LOCK_WAITING);
       while (!(await locked())) await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
     }
     try {
@@ -660,6 +666,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
 async function withTransactionLockedSession<T>(
   config: PostgresConfig,
   fn: (session: SqlSession) => Promise<T>,
+  waiting: (msg: string) => void,
 ): Promise<T> {
   // No startup parameters: the pooler refuses them (startupParameters).
   const client = new Client({ connectionString: driverUrl(config.url) });
@@ -668,6 +675,7 @@ async function withTransactionLockedSession<T>(
   try {
     return await fn({
       lockPerTransaction: true,
+      waiting,
       exec: async (sql) => {
         await client.query(sql);
       },

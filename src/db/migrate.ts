@@ -10,7 +10,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config';
-import { MIGRATION_LOCK_KEY, type Database, type SqlSession } from './database';
+import {
+  MIGRATION_LOCK_KEY,
+  MIGRATION_LOCK_POLL_MS,
+  MIGRATION_LOCK_WAITING,
+  type Database,
+  type SqlSession,
+} from './database';
 
 export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 
@@ -64,6 +70,27 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
  */
 const NO_STATEMENT_TIMEOUT = 'SET LOCAL statement_timeout = 0';
 
+/**
+ * Behind a transaction-mode pooler without DATABASE_DIRECT_URL: begins a transaction that holds the
+ * migrations' lock. Asked for again and again, each time in a short transaction, never waited for in
+ * one statement: a statement blocked on the lock holds a snapshot, which a CREATE INDEX CONCURRENTLY
+ * run by the lock's holder (a migrator with DATABASE_DIRECT_URL) waits for, and PostgreSQL ended
+ * that index build as a deadlock, leaving an INVALID index and its migration started, not finished.
+ */
+async function beginLocked(session: SqlSession): Promise<void> {
+  for (let told = false; ; told = true) {
+    await session.exec('BEGIN');
+    await session.exec(NO_STATEMENT_TIMEOUT);
+    const [lock] = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
+      MIGRATION_LOCK_KEY,
+    ]);
+    if (lock?.locked) return;
+    await session.exec('ROLLBACK');
+    if (!told) session.waiting?.(MIGRATION_LOCK_WAITING);
+    await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+  }
+}
+
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
@@ -90,9 +117,7 @@ export async function migrate(
 ): Promise<string[]> {
   return db.withMigrationSession(async (session) => {
     if (session.lockPerTransaction) {
-      await session.exec('BEGIN');
-      await session.exec(NO_STATEMENT_TIMEOUT);
-      await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await beginLocked(session);
       await session.exec(CREATE_MIGRATIONS_TABLE);
       await session.exec('COMMIT');
     } else {
@@ -184,12 +209,10 @@ const withoutComments = (sql: string): string =>
 /** Applies `migration`; false when another process applied it meanwhile (per-transaction lock only). */
 async function applyOne(session: SqlSession, migration: Migration): Promise<boolean> {
   if (OUTSIDE_TRANSACTION.test(withoutComments(migration.sql))) return applyOutsideTransaction(session, migration);
-  await session.exec('BEGIN');
+  await (session.lockPerTransaction ? beginLocked(session) : session.exec('BEGIN'));
   try {
     if (session.lockPerTransaction) {
       // The lock is this transaction's alone: another process may have applied it since we looked.
-      await session.exec(NO_STATEMENT_TIMEOUT);
-      await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       const [done] = await session.query(
         'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL',
         [migration.name],

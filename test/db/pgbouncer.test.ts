@@ -5,7 +5,7 @@
  * DATABASE_DIRECT_URL, and each misconfiguration is one line naming the variable to fix.
  * Real processes throughout. Skipped where PgBouncer or a PostgreSQL server is missing.
  */
-import { createDatabase } from '../../src/db/database';
+import { createDatabase, MIGRATION_LOCK_KEY } from '../../src/db/database';
 import { migrate, readMigrations } from '../../src/db/migrate';
 import { createServices } from '../../src/modules/services';
 import { describeIf } from '../helpers/describe-if';
@@ -278,6 +278,35 @@ describeWithPgBouncer('PgBouncer in front of a new database: migrations and URL 
     });
     const all = readMigrations().map((m) => m.name);
     expect(named.sort()).toEqual([...all].sort());
+  });
+
+  // A migrator through the pooler alone waited for the lock in one statement, holding a snapshot that
+  // the lock holder's CREATE INDEX CONCURRENTLY (a migrator with DATABASE_DIRECT_URL) waits for:
+  // PostgreSQL ended the index build as a deadlock, leaving it INVALID; and it waited without a word.
+  it("waits for a direct migrator's CREATE INDEX CONCURRENTLY without deadlocking it, saying so once", async () => {
+    const holder = new Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const run = runScript('src/db/migrate.cli.js', [], { DATABASE_URL: bouncer.url(nameOf(database.url)) });
+      // Waiting for the lock by now (PostgreSQL's deadlock_timeout is 1 s: long enough to be seen).
+      await new Promise((r) => setTimeout(r, 1_500));
+      await holder.query('CREATE INDEX CONCURRENTLY "pets_name_concurrently" ON "pets" ("name")');
+      await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      const { code, stdout, stderr } = await run;
+      expect(code).toBe(0);
+      const output = `${stdout}\n${stderr}`;
+      expect(output.match(/another process is migrating the database/g)).toHaveLength(1);
+      const [index] = (
+        await holder.query<{ valid: boolean }>(
+          "SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 'pets_name_concurrently'::regclass",
+        )
+      ).rows;
+      expect(index).toEqual({ valid: true });
+    } finally {
+      await holder.query('DROP INDEX IF EXISTS "pets_name_concurrently"').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('refuses a CONCURRENTLY migration (it needs a session), naming DATABASE_DIRECT_URL, and records nothing', async () => {
