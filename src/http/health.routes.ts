@@ -19,19 +19,39 @@ export interface HealthOptions {
  * `degraded` when the rate limit counts in memory because Redis is unreachable (the service still
  * works and still limits, per process), or when a read replica is out (its reads go elsewhere). 503 `unavailable` means the database did not answer in time.
  * `checks` says which dependency is in which state.
+ *
+ * /readyz is not rate limited (a load balancer's probes must never be refused), so anyone may call it
+ * as often as they like: checks that arrive while one is asking the database share its answer, and
+ * one in flight for longer than `timeoutMs` (a database that hangs) is not joined but asked again.
+ * The database sees one `SELECT 1` per process at a time, not one per request, whatever the flood.
  */
 export async function healthRoutes(
   app: FastifyInstance,
   { db, rateLimitStore, timeoutMs }: HealthOptions,
 ): Promise<void> {
+  // The check in flight, shared by the requests that arrive while it asks (see above).
+  let shared: { answer: Promise<unknown>; startedAt: number } | null = null;
+  const databaseAnswers = (): Promise<unknown> => {
+    if (shared && Date.now() - shared.startedAt < timeoutMs) return shared.answer;
+    const check = {
+      // The primary: ready means writes can be served (replicas are reported below).
+      answer: runInReadScope({ primary: true, caller: () => undefined }, () => db.sql.query(Prisma.sql`SELECT 1`)),
+      startedAt: Date.now(),
+    };
+    shared = check;
+    const done = () => {
+      if (shared === check) shared = null;
+    };
+    check.answer.then(done, done);
+    return check.answer;
+  };
   app.get('/healthz', { logLevel: 'warn', config: { securityHeaders: 'api' } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn', config: { securityHeaders: 'api' } }, async (request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     let database: 'ok' | 'unavailable' = 'ok';
     try {
       await Promise.race([
-        // The primary: ready means writes can be served (replicas are reported below).
-        runInReadScope({ primary: true, caller: () => undefined }, () => db.sql.query(Prisma.sql`SELECT 1`)),
+        databaseAnswers(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         }),

@@ -1,3 +1,4 @@
+import { driverStatements } from '../helpers/driver-statements';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 describe('operational endpoints', () => {
@@ -16,6 +17,23 @@ describe('operational endpoints', () => {
       database: t.db.kind,
       checks: { database: 'ok', rateLimit: 'ok (memory)' },
     });
+  });
+
+  it('asks the database once for readiness checks that arrive together (/readyz is not rate limited)', async () => {
+    // Anyone may call /readyz as often as they like: a flood of it was a flood of statements, each
+    // taking a pooled connection from the requests being served.
+    const statements = driverStatements(t.db);
+    try {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => t.app.inject('/readyz')));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(50).fill(200));
+      expect(statements.texts().filter((text) => /^SELECT 1$/.test(text.trim()))).toHaveLength(1);
+      // A check that arrives after the shared one answered asks again: no answer is older than its request.
+      statements.reset();
+      expect((await t.app.inject('/readyz')).statusCode).toBe(200);
+      expect(statements.texts().filter((text) => /^SELECT 1$/.test(text.trim()))).toHaveLength(1);
+    } finally {
+      statements.restore();
+    }
   });
 
   it('answers an unknown path with the spec Error object', async () => {
