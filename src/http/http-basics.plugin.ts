@@ -16,7 +16,10 @@ import { registerUpgradeGuard } from './upgrade-guard';
 import { registerSpanRouteNames } from '../telemetry/http-tracing';
 
 export interface HttpBasicsOptions {
-  /** REQUEST_TIMEOUT_MS: how long the upgrade guard lets an upgrade wait for its answer. */
+  /**
+   * REQUEST_TIMEOUT_MS: how long the upgrade guard lets an upgrade wait for its answer, and how long
+   * an answer may wait for its client to read any of it (`cutStalledReaders`).
+   */
   requestTimeoutMs: number;
   /** Each request's read scope (read replicas: http/read-scope.ts); null without replicas. */
   readScope: RequestReadScopes | null;
@@ -62,6 +65,33 @@ function closeConnectionsOnShutdown(app: FastifyInstance): void {
   });
 }
 
+/**
+ * A response's `timeout`: nothing of it was taken for the whole time allowed (cutStalledReaders). A
+ * reset, not a close: a close would leave the kernel holding what is unsent, retrying a client that
+ * reads nothing.
+ */
+function cutStalledReader(this: ServerResponse): void {
+  this.socket?.resetAndDestroy();
+}
+
+/**
+ * An answer the client does not read is cut: once it is sent, a connection on which nothing moves
+ * for REQUEST_TIMEOUT_MS (the client reads none of what is waiting for it) is closed. Node's server
+ * has no such bound (its timeouts are for receiving the request, and keep-alive starts once the
+ * answer is written out): a client that read the first bytes of a large answer (a page, an error
+ * quoting a large variable) and then nothing held its connection, the answer and a file descriptor
+ * for as long as it liked, and the rate limit let one address open hundreds of those a minute. A
+ * slow client is not cut: every chunk it takes starts the time again. Keep-alive then replaces this
+ * bound with its own, and the next request on the connection starts without it.
+ */
+function cutStalledReaders(app: FastifyInstance, requestTimeoutMs: number): void {
+  if (requestTimeoutMs <= 0) return;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.raw.setTimeout(requestTimeoutMs, cutStalledReader);
+    done(null, payload);
+  });
+}
+
 async function httpBasics(app: FastifyInstance, { requestTimeoutMs, readScope, tracing }: HttpBasicsOptions) {
   // First of all hooks: a WebSocket upgrade refused by any later hook still closes its socket.
   registerUpgradeGuard(app, requestTimeoutMs);
@@ -74,6 +104,7 @@ async function httpBasics(app: FastifyInstance, { requestTimeoutMs, readScope, t
   if (tracing) registerSpanRouteNames(app);
   registerRequestLog(app);
   closeConnectionsOnShutdown(app);
+  cutStalledReaders(app, requestTimeoutMs);
   registerErrorHandlers(app);
   // Request bodies are JSON or nothing: a text/plain, form or multipart POST is 415
   // UNSUPPORTED_MEDIA_TYPE before anything runs. This is half of the CSRF rule (docs/clients.md):

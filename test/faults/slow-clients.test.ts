@@ -51,7 +51,13 @@ describe('slow clients (REQUEST_TIMEOUT_MS=1000)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-slow-'));
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess({ PGLITE_DATA_DIR: dataDir, REQUEST_TIMEOUT_MS: '1000', NODE_ENV: 'production' });
+    server = await startServerProcess({
+      PGLITE_DATA_DIR: dataDir,
+      REQUEST_TIMEOUT_MS: '1000',
+      NODE_ENV: 'production',
+      // A body large enough for an answer that no socket buffer holds (below).
+      BODY_LIMIT_BYTES: String(4 * 1024 * 1024),
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -70,5 +76,43 @@ describe('slow clients (REQUEST_TIMEOUT_MS=1000)', () => {
     const outcome = await trickle(server.url, 'GET /healthz HTTP/1.1\r\n', 'Host: example\r\n\r\n');
     expect(outcome.cutBeforeDone).toBe(true);
     expect(outcome.response).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a client that stops reading its answer is cut once nothing has moved for REQUEST_TIMEOUT_MS', async () => {
+    // An answer of ~7 MB: a variable of the wrong type is quoted twice in its error. The client reads
+    // the first bytes, then nothing for 4 s; it had held its connection (and the unsent answer) for as
+    // long as it liked, a few hundred such connections a minute from one address, within the rate limit.
+    const body = JSON.stringify({
+      query: 'query($n: Int) { pets(first: $n) { nodes { id } } }',
+      variables: { n: 'x'.repeat(3_500_000) },
+    });
+    const { hostname, port } = new URL(server.url);
+    const outcome = await new Promise<{ head: string; length: number; received: number }>((resolve) => {
+      const socket = net.connect(Number(port), hostname);
+      let head = '';
+      let length = Infinity;
+      let received = 0;
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        if (!head) {
+          head = chunk.toString('latin1', 0, 2_000);
+          length = Number(/content-length: (\d+)/i.exec(head)?.[1]) + head.indexOf('\r\n\r\n') + 4;
+          socket.pause();
+          setTimeout(() => socket.resume(), 4_000);
+        }
+        received += chunk.length;
+        // Everything read: the server did not cut it.
+        if (received >= length) socket.destroy();
+      });
+      socket.once('close', () => resolve({ head, length, received }));
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body);
+    });
+    expect(outcome.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(outcome.length).toBeGreaterThan(7_000_000);
+    // Cut by the server while the client was not reading: the rest of the answer never came.
+    expect(outcome.received).toBeLessThan(outcome.length);
   });
 });
