@@ -21,6 +21,19 @@ import type { TrustedDocuments } from '../policy/trusted-documents';
 import { requestStepsPlugin, type RequestStep } from '../common/graphql/request-steps';
 import { emptyOperationNameStep } from '../common/graphql/get-parameters';
 import { createDocumentStore } from '../common/graphql/document-store';
+import type { PersistedQueries } from '../common/graphql/persisted-queries';
+
+/**
+ * Apollo's automatic persisted queries: off in enforce mode (trusted-documents.ts), otherwise kept in
+ * `persistedQueries` when given (the cost budget reads it: common/graphql/persisted-queries.ts).
+ */
+function persistedQueriesOption(
+  trustedDocuments: TrustedDocuments | null,
+  persistedQueries: PersistedQueries | null,
+): { persistedQueries?: false | { cache: PersistedQueries['cache'] } } {
+  if (trustedDocuments?.mode === 'enforce') return { persistedQueries: false };
+  return persistedQueries ? { persistedQueries: { cache: persistedQueries.cache } } : {};
+}
 
 /**
  * Apollo Server over the TypeGraphQL schema. Fastify owns shutdown: `app.close()` stops accepting,
@@ -38,6 +51,7 @@ export async function createApollo(
     plugins = [],
     steps = [],
     traceResolvers: traced = false,
+    persistedQueries = null,
   }: {
     schema?: GraphQLSchema;
     /** The limits (and their cost cache), shared with the cost budget when there is one. */
@@ -48,6 +62,8 @@ export async function createApollo(
     traceResolvers?: boolean;
     /** TRUSTED_DOCUMENTS allow or enforce (src/policy/trusted-documents.ts); null when off. */
     trustedDocuments?: TrustedDocuments | null;
+    /** Where automatic persisted queries are kept, shared with the cost budget; null: Apollo's own cache. */
+    persistedQueries?: PersistedQueries | null;
   } = {},
 ): Promise<ApolloServer<GraphQLContext>> {
   schema ??= await createSchema();
@@ -88,7 +104,7 @@ export async function createApollo(
     // mode APQ is off, since anyone may register a hash in an APQ cache (trusted-documents.ts).
     // Parsed documents, bounded by the heap they take (document-store.ts); listed ones come from the list.
     documentStore: trustedDocuments ? trustedDocuments.documentStore(documents) : documents,
-    ...(trustedDocuments?.mode === 'enforce' ? { persistedQueries: false as const } : {}),
+    ...persistedQueriesOption(trustedDocuments, persistedQueries),
     validationRules: limits.validationRules,
     // Apollo installs its cache-control plugin by default; it hooks every field resolution to compute
     // a cache policy, and this schema sets no cache hints, so it costs CPU for nothing (issue 6).

@@ -18,6 +18,7 @@ import type { ApiKeyCache } from '../modules/auth/api-key.cache';
 import { createContext, type GraphQLContext } from '../modules/context';
 import { startStoreEvents } from '../modules/events/store-events';
 import type { Services } from '../modules/services';
+import { createPersistedQueries, type PersistedQueries } from '../common/graphql/persisted-queries';
 import { batchGuard } from '../policy/batching';
 import { createCostBudget, type CostBudget } from '../policy/cost-budget';
 import { createLimits, type GraphQLLimits } from '../policy/limits';
@@ -64,6 +65,8 @@ interface Policy {
   trustedDocuments: TrustedDocuments | null;
   limits: GraphQLLimits;
   costBudget: CostBudget | null;
+  /** Apollo's automatic persisted queries, which the cost budget reads; null when APQ is off (enforce). */
+  persistedQueries: PersistedQueries | null;
 }
 
 /**
@@ -105,6 +108,8 @@ async function buildPolicy(app: FastifyInstance, options: GraphQLEndpointOptions
     // Listed trusted documents skip the cost check (they were checked when the list was read).
     exempt: trustedDocuments ? (document) => trustedDocuments.isTrusted(document) : undefined,
   });
+  // APQ is off in enforce mode (apollo.ts); otherwise its texts are where a batch's charge can read them.
+  const persistedQueries = trustedDocuments?.mode === 'enforce' ? null : createPersistedQueries();
   const costBudget = rateLimit.costBudget
     ? createCostBudget(
         rateLimit.costBudget,
@@ -114,16 +119,17 @@ async function buildPolicy(app: FastifyInstance, options: GraphQLEndpointOptions
         schema,
         trustedDocuments ? (operation) => trustedDocuments.listedDocument(operation) : () => null,
         { inputDepth: options.limits.inputDepth, introspection: graphql.introspection },
+        persistedQueries ? (hash) => persistedQueries.text(hash) : () => undefined,
       )
     : null;
   if (costBudget) app.decorateRequest('batchCostCharge', null);
-  return { schema, trustedDocuments, limits, costBudget };
+  return { schema, trustedDocuments, limits, costBudget, persistedQueries };
 }
 
 /** Apollo over the schema with the policy's plugins; stopped when the app closes. */
 async function startApollo(
   app: FastifyInstance,
-  { schema, limits, costBudget, trustedDocuments }: Policy,
+  { schema, limits, costBudget, trustedDocuments, persistedQueries }: Policy,
   graphqlCache: GraphQLCache,
   { graphql, limits: limitsConfig, db, metrics, tracing }: GraphQLEndpointOptions,
 ) {
@@ -133,6 +139,7 @@ async function startApollo(
       schema,
       limits,
       trustedDocuments,
+      persistedQueries,
       // The operations' metrics, last of the steps: their willSendResponse runs after the others'.
       steps: [
         cachePolicyStep({ schema, onWrite: graphqlCache.invalidate }),

@@ -10,6 +10,8 @@ export interface BatchCharge {
   limit: number;
   remaining: number;
   resetSeconds: number;
+  /** The automatic persisted queries (by hash) the batch was charged for with the rest. */
+  persisted: ReadonlySet<string>;
 }
 
 type Row = Record<string | symbol, unknown>;

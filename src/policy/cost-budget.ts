@@ -15,8 +15,11 @@
  *   the operations that will run (those validation, the well-formed variables check, the cost limit,
  *   the WebSocket-only check of subscriptions, the scope table and variable coercion let through). A trusted document named by its hash (`documentId`, `persistedQuery`)
  *   is costed by its listed copy, which is what runs (issue 28, item 2: a batch of hashes was
- *   charged nothing); an automatic persisted
- *   query's hash, whose text only Apollo's cache knows, is charged by the plugin when Apollo found it.
+ *   charged nothing), and an automatic persisted query's hash by the text this process holds for it
+ *   (common/graphql/persisted-queries.ts: it was charged on its own as it ran, after the batch's
+ *   other operations had started, so a batch over the budget ran in part). Alone, such a hash is
+ *   charged by the plugin once Apollo has found its text; so is one of a batch whose text arrived
+ *   between the batch's charge and its run.
  * - a subscription: once, when it starts (graphql-ws `subscribe`, subscriptions.ts); its events are
  *   not charged.
  *
@@ -148,6 +151,27 @@ function persistedQueryRefused(query: string, extensions: unknown): boolean {
   return pq.version !== 1 || pq.sha256Hash !== crypto.hash('sha256', query, 'hex');
 }
 
+/**
+ * An operation of a batch named by an automatic persisted query's hash alone, with the text this
+ * process holds for it (what Apollo will run), its hash noted in `persisted`; any other as it is.
+ */
+function withPersistedText(
+  piece: unknown,
+  persistedText: (hash: string) => string | undefined,
+  persisted: Set<string>,
+): unknown {
+  if (typeof piece !== 'object' || piece === null) return piece;
+  const { query, extensions } = piece as Record<string, unknown>;
+  if (query !== undefined) return piece;
+  const pq = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
+    ?.persistedQuery;
+  if (pq?.version !== 1 || typeof pq.sha256Hash !== 'string') return piece;
+  const text = persistedText(pq.sha256Hash);
+  if (text === undefined) return piece;
+  persisted.add(pq.sha256Hash);
+  return { ...piece, query: text };
+}
+
 /** Points of one operation of a batch that will run; 0 when a check will refuse it before it runs. */
 function batchOperationPoints(
   piece: unknown,
@@ -215,7 +239,9 @@ function costPlugin(limits: GraphQLLimits, charge: CostBudget['charge']): Apollo
             limits.operationCost(rc.schema, rc.document, rc.request.variables ?? {}, rc.operationName),
           );
           const batch = contextValue.batchCostCharge;
-          if (batch && !rc.metrics.persistedQueryHit) {
+          // Charged with the batch, unless it is a persisted query's hash the batch's charge had no text for.
+          const persistedHit = rc.metrics.persistedQueryHit && !batch?.persisted.has(rc.queryHash ?? '');
+          if (batch && !persistedHit) {
             status = { requested: points, ...batch };
             return null;
           }
@@ -263,6 +289,8 @@ export function createCostBudget(
   /** The trusted document an operation of a batch names, if any (TrustedDocuments.listedDocument). */
   listedDocument: (operation: unknown) => DocumentNode | null,
   checks: BatchChecks,
+  /** The text of an automatic persisted query this process holds, by hash (persisted-queries.ts). */
+  persistedText: (hash: string) => string | undefined = () => undefined,
 ): CostBudget {
   const budgetOf = (caller: Caller | null): number => {
     let budget = settings.points;
@@ -305,9 +333,19 @@ export function createCostBudget(
     async chargeBatch(request, reply) {
       const body = request.body;
       if (!Array.isArray(body)) return;
-      const points = body.reduce<number>((sum, piece) => sum + batchOperationPoints(piece, request.caller, costing), 0);
+      const persisted = new Set<string>();
+      const points = body.reduce<number>(
+        (sum, piece) =>
+          sum + batchOperationPoints(withPersistedText(piece, persistedText, persisted), request.caller, costing),
+        0,
+      );
       const { status, refused } = await charge(request.caller, request.ip, points);
-      request.batchCostCharge = { limit: status.limit, remaining: status.remaining, resetSeconds: status.resetSeconds };
+      request.batchCostCharge = {
+        limit: status.limit,
+        remaining: status.remaining,
+        resetSeconds: status.resetSeconds,
+        persisted,
+      };
       if (refused) {
         for (const [name, value] of costHeaders(status, retryable(refused))) reply.header(name, value);
         throw refused;

@@ -146,6 +146,45 @@ describe('the cost budget of subscriptions', () => {
 });
 
 /** The category names, read anonymously (the admin's budget is spent): 37 points. */
+describe('automatic persisted queries in a batch', () => {
+  let gateway: GatewayFixture;
+  beforeAll(async () => {
+    gateway = await startGateway({
+      GRAPHQL_MAX_COST: '300',
+      RATE_LIMIT_COST_BUDGET: '300',
+      RATE_LIMIT_WINDOW_MS: '600000',
+    });
+  }, 300_000);
+  afterAll(async () => gateway?.dispose());
+
+  it('charges their cost with the rest of the batch, before any operation runs: the mutation does not happen', async () => {
+    const url = gateway.server.url;
+    const byHash = {
+      extensions: { persistedQuery: { version: 1, sha256Hash: crypto.hash('sha256', PETS_20, 'hex') } },
+    };
+    // Registered by an anonymous client (190 of its own points); any caller may then send the hash.
+    const registered = await post(url, { query: PETS_20, ...byHash });
+    expect(registered.body.extensions.cost).toMatchObject({ requested: 190 });
+    const mutation = (name: string) => ({
+      query: `mutation { createCategory(input: { name: "${name}" }) { id name description } }`,
+    });
+    // 7 + 190 + 190 points of 300: refused as a whole. The hashes were charged one by one as each ran,
+    // after the batch's charge: the mutation ran, the second hash was refused, and the answer was 200.
+    const refused = await post(url, [mutation('Ghost'), byHash, byHash], gateway.admin);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors[0].message).toMatch(/this request costs 387 points and 300 are left; nothing was run/);
+    const fits = await post(url, [mutation('Kept'), byHash], gateway.admin);
+    expect(fits.status).toBe(200);
+    expect(fits.body.map((r: any) => r.extensions.cost.requested)).toEqual([7, 190]);
+    expect(fits.body.map((r: any) => r.extensions.cost.remaining)).toEqual([103, 103]);
+    expect(fits.body.map((r: any) => r.errors)).toEqual([undefined, undefined]);
+    const names = await startGatewayReader(gateway);
+    expect(names).toContain('Kept');
+    expect(names).not.toContain('Ghost');
+  });
+});
+
 async function startGatewayReader(gateway: GatewayFixture): Promise<string[]> {
   const answer = await post(gateway.server.url, { query: '{ categories(first: 5) { nodes { name } } }' }, {});
   return answer.body.data.categories.nodes.map((c: { name: string }) => c.name);
