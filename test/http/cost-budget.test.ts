@@ -168,20 +168,25 @@ describe('automatic persisted queries in a batch', () => {
     const mutation = (name: string) => ({
       query: `mutation { createCategory(input: { name: "${name}" }) { id name description } }`,
     });
-    // 7 + 190 + 190 points of 300: refused as a whole. The hashes were charged one by one as each ran,
-    // after the batch's charge: the mutation ran, the second hash was refused, and the answer was 200.
-    const refused = await post(url, [mutation('Ghost'), byHash, byHash], gateway.admin);
-    expect(refused.status).toBe(429);
-    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
-    expect(refused.body.errors[0].message).toMatch(/this request costs 387 points and 300 are left; nothing was run/);
+    // 7 + 190 + 190 points, more than the whole budget (300): refused before anything runs.
+    const tooLarge = await post(url, [mutation('Ghost'), byHash, byHash], gateway.admin);
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     const fits = await post(url, [mutation('Kept'), byHash], gateway.admin);
     expect(fits.status).toBe(200);
     expect(fits.body.map((r: any) => r.extensions.cost.requested)).toEqual([7, 190]);
     expect(fits.body.map((r: any) => r.extensions.cost.remaining)).toEqual([103, 103]);
     expect(fits.body.map((r: any) => r.errors)).toEqual([undefined, undefined]);
+    // 7 + 190 points with 103 left: refused as a whole. The hash was charged on its own as it ran,
+    // after the batch's charge: the mutation ran, the hash was refused, and the answer was 200.
+    const refused = await post(url, [mutation('Ghost2'), byHash], gateway.admin);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors[0].message).toMatch(/this request costs 197 points and 103 are left; nothing was run/);
     const names = await startGatewayReader(gateway);
     expect(names).toContain('Kept');
     expect(names).not.toContain('Ghost');
+    expect(names).not.toContain('Ghost2');
   });
 });
 
