@@ -5,7 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, BadRequestError, ErrorCode } from '../errors/app-error';
@@ -71,7 +71,7 @@ function closeConnectionsOnShutdown(app: FastifyInstance): void {
  * reads nothing.
  */
 function cutStalledReader(this: ServerResponse): void {
-  this.socket?.resetAndDestroy();
+  (this.socket as Socket | null)?.resetAndDestroy();
 }
 
 /**
@@ -87,7 +87,9 @@ function cutStalledReader(this: ServerResponse): void {
 function cutStalledReaders(app: FastifyInstance, requestTimeoutMs: number): void {
   if (requestTimeoutMs <= 0) return;
   app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.raw.setTimeout(requestTimeoutMs, cutStalledReader);
+    // A connection's answer only: an in-process request (`inject`: tests, the admin socket) has no
+    // socket to cut, and its response would keep the timer for nothing.
+    if (reply.raw.socket instanceof Socket) reply.raw.setTimeout(requestTimeoutMs, cutStalledReader);
     done(null, payload);
   });
 }

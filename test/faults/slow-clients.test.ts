@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process';
+import { createTestApp } from '../helpers/test-app';
 
 jest.setTimeout(60_000);
 
@@ -114,5 +115,20 @@ describe('slow clients (REQUEST_TIMEOUT_MS=1000)', () => {
     expect(outcome.length).toBeGreaterThan(7_000_000);
     // Cut by the server while the client was not reading: the rest of the answer never came.
     expect(outcome.received).toBeLessThan(outcome.length);
+  });
+});
+
+describe('answers made in process (inject: the tests, the admin socket)', () => {
+  it('leave no timer to cut their reader: nothing fires once REQUEST_TIMEOUT_MS has passed', async () => {
+    // An in-process answer has no connection to cut: its timer fired REQUEST_TIMEOUT_MS later and
+    // threw (the in-process socket has no resetAndDestroy), failing whichever test was running then.
+    const t = await createTestApp({ env: { REQUEST_TIMEOUT_MS: '200' } });
+    try {
+      // An answer without a body (HEAD, 304, 204): nothing written after it, nothing clears the timer.
+      expect((await t.app.inject({ method: 'HEAD', url: '/healthz' })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await t.close();
+    }
   });
 });
