@@ -68,6 +68,11 @@ export interface Database {
   readonly writer: SqlReader;
   /** The embedded engine itself (pglite mode only): tracing wraps it; the tests set template settings through it. */
   readonly pglite?: PGlite;
+  /**
+   * Asks the primary `SELECT 1` (/readyz). PostgreSQL: on a connection of its own, outside the pool
+   * (`readinessConnection`), so that a pool merely busy serving requests never holds the check back.
+   */
+  ping(): Promise<void>;
   /** The connection pool (postgres mode only): its counts are the metrics' pool gauges. */
   readonly pool?: Pick<Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
   /**
@@ -196,6 +201,9 @@ async function createPgliteDatabase(dataDir: string | null, options: CreateDatab
     sql,
     writer,
     pglite,
+    ping: async () => {
+      await pglite.query('SELECT 1');
+    },
     // One process owns a PGlite data directory, so the session needs no lock.
     withMigrationSession: (fn) => fn(session),
     listen: (channel, handlers) => listeners.add(listenPglite(pglite, channel, handlers)),
@@ -340,6 +348,55 @@ function createPool(config: PostgresConfig, url: string, size: number = config.p
   pool.on('error', () => undefined);
   guardRelease(pool, config.pgbouncer ? transactionPrelude(statementTimeoutMs) : undefined);
   return pool;
+}
+
+/**
+ * /readyz's `SELECT 1` on the primary, on a connection of its own (opened by the first check, kept,
+ * dropped when it fails and opened again by the next check). Through the pool, the check waited behind
+ * the requests being served: a pool merely busy (a burst, every connection in use, requests queued)
+ * failed it after READINESS_TIMEOUT_MS while the database answered, taking the process out of its
+ * load balancer, and every process at once under the same load. Bounded as the pool's connections are.
+ */
+function readinessConnection(config: PostgresConfig): { ping(): Promise<void>; close(): Promise<void> } {
+  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  let client: Promise<Client> | null = null;
+  let closed = false;
+  const drop = (which: Promise<Client>) => {
+    if (client === which) client = null;
+    which.then((c) => c.end()).catch(() => undefined);
+  };
+  const open = (): Promise<Client> => {
+    const c = new Client({
+      connectionString: driverUrl(config.url),
+      connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      ...startupParameters(config),
+      query_timeout: statementTimeoutMs + 1_000,
+      keepAlive: true,
+      application_name: 'petstore-readiness',
+    });
+    const opened = c.connect().then(() => c);
+    // A connection lost while idle emits 'error'; without a listener that crashes Node.
+    c.on('error', () => drop(opened));
+    return opened;
+  };
+  return {
+    async ping() {
+      if (closed) throw new Error('the database is closed');
+      const current = (client ??= open());
+      try {
+        await (await current).query('SELECT 1');
+      } catch (error) {
+        drop(current);
+        throw error;
+      }
+    },
+    async close() {
+      closed = true;
+      const current = client;
+      client = null;
+      await current?.then((c) => c.end()).catch(() => undefined);
+    },
+  };
 }
 
 /**
@@ -629,11 +686,13 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
   const writer = reportingReader(options.onReaderStatement, (statement) =>
     config.pgbouncer ? boundedWrite(pool, statement) : reader.run(pool, statement),
   );
+  const readiness = readinessConnection(config);
   return {
     kind: 'postgres',
     prisma,
     sql,
     writer,
+    ping: readiness.ping,
     pool,
     pools,
     noteWrite: router ? (caller) => router.writes.wrote(caller) : undefined,
@@ -649,6 +708,7 @@ async function createPostgresDatabase(config: PostgresConfig, options: CreateDat
     withMigrationSession: (fn) => withMigrationLock(config, fn, options.info ?? warn),
     async close() {
       router?.stop();
+      await readiness.close();
       await listeners.stopAll();
       await prisma.$disconnect();
       await Promise.all([pool.end(), ...(router?.replicas.map((r) => r.pool.end()) ?? [])]);
