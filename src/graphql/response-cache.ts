@@ -277,8 +277,11 @@ function cacheOnSend(
     if (marker === undefined) {
       // Not Apollo's answer: a hit (headers set), the explorer page, or a refusal by a hook or the
       // body parser (bad JSON, 413, 415, 429). Its form depends on Accept as every answer's does.
-      // An error is `no-store` already, as every error is (src/http/errors.ts, sendError).
+      // Such an error is `no-store` already (src/http/errors.ts, sendError); Apollo's own refusals of
+      // the request's shape (GET variables that are not JSON, a parameter twice, a query that is not a
+      // string) reach no plugin and come without one: `no-store` too, as every error.
       appendVary(reply, GRAPHQL_VARY);
+      if (reply.statusCode >= 400 && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
       return payload;
     }
     reply.removeHeader(CACHE_POLICY_HEADER);

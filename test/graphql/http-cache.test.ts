@@ -173,6 +173,26 @@ describe('HTTP cache headers of GraphQL answers', () => {
     }
   });
 
+  it("gives Apollo's own refusals of a request's shape no-store too (GET is what caches keep)", async () => {
+    const refusals: [string, () => Promise<LightMyRequestResponse>][] = [
+      ['GET variables not JSON', () => t.app.inject({ url: '/graphql?query=%7B__typename%7D&variables=%7Bbad' })],
+      ['GET query twice', () => t.app.inject({ url: '/graphql?query=%7B__typename%7D&query=%7B__typename%7D' })],
+      ['GET extensions not an object', () => t.app.inject({ url: '/graphql?query=%7B__typename%7D&extensions=5' })],
+      [
+        'GET with a body type',
+        () => t.app.inject({ url: '/graphql?query=%7B__typename%7D', headers: { 'content-type': 'text/plain' } }),
+      ],
+      ['POST a JSON string', () => post(t, 'x')],
+      ['POST a query that is not a string', () => post(t, { query: 5 })],
+      ['POST variables as a string', () => post(t, { query: '{ __typename }', variables: '{' })],
+      ['POST operationName not a string', () => post(t, { query: '{ __typename }', operationName: 5 })],
+    ];
+    for (const [name, send] of refusals) {
+      const res = await send();
+      expect([name, res.statusCode >= 400, res.headers['cache-control']]).toEqual([name, true, 'no-store']);
+    }
+  });
+
   it('sends no-cache (revalidate every time) for public reads when CACHE_PUBLIC_MAX_AGE_S is 0, the default', async () => {
     const plain = await createTestApp({ database: db });
     try {
