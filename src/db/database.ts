@@ -334,16 +334,20 @@ export function startupParameters(config: PostgresConfig): {
  * (idle_in_transaction_session_timeout). TCP keep-alive notices a peer that vanished. Behind a
  * pooler the server-side bounds are set per transaction (startupParameters, transactionPrelude).
  */
-function createPool(config: PostgresConfig, url: string, size: number = config.poolSize): Pool {
-  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
-  const pool = new Pool({
+function boundedConnection(config: PostgresConfig, url: string) {
+  return {
     connectionString: driverUrl(url),
-    max: size,
     connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     ...startupParameters(config),
-    query_timeout: statementTimeoutMs + 1_000,
+    query_timeout: (config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS) + 1_000,
     keepAlive: true,
-  });
+  };
+}
+
+/** The pool of `url`'s connections, each bounded (boundedConnection). */
+function createPool(config: PostgresConfig, url: string, size: number = config.poolSize): Pool {
+  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new Pool({ ...boundedConnection(config, url), max: size });
   // An idle client that loses its connection emits 'error'; without a listener that crashes Node.
   pool.on('error', () => undefined);
   guardRelease(pool, config.pgbouncer ? transactionPrelude(statementTimeoutMs) : undefined);
@@ -355,10 +359,10 @@ function createPool(config: PostgresConfig, url: string, size: number = config.p
  * dropped when it fails and opened again by the next check). Through the pool, the check waited behind
  * the requests being served: a pool merely busy (a burst, every connection in use, requests queued)
  * failed it after READINESS_TIMEOUT_MS while the database answered, taking the process out of its
- * load balancer, and every process at once under the same load. Bounded as the pool's connections are.
+ * load balancer, and every process at once under the same load. Bounded as the pool's connections
+ * are (boundedConnection).
  */
 function readinessConnection(config: PostgresConfig): { ping(): Promise<void>; close(): Promise<void> } {
-  const statementTimeoutMs = config.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   let client: Promise<Client> | null = null;
   let closed = false;
   const drop = (which: Promise<Client>) => {
@@ -366,14 +370,7 @@ function readinessConnection(config: PostgresConfig): { ping(): Promise<void>; c
     which.then((c) => c.end()).catch(() => undefined);
   };
   const open = (): Promise<Client> => {
-    const c = new Client({
-      connectionString: driverUrl(config.url),
-      connectionTimeoutMillis: config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      ...startupParameters(config),
-      query_timeout: statementTimeoutMs + 1_000,
-      keepAlive: true,
-      application_name: 'petstore-readiness',
-    });
+    const c = new Client({ ...boundedConnection(config, config.url), application_name: 'petstore-readiness' });
     const opened = c.connect().then(() => c);
     // A connection lost while idle emits 'error'; without a listener that crashes Node.
     c.on('error', () => drop(opened));
