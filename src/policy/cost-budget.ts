@@ -140,13 +140,17 @@ export interface BatchChecks {
   introspection: boolean;
 }
 
+/** An operation's automatic persisted query extension, as sent (unchecked). */
+function persistedQueryOf(extensions: unknown): { version?: unknown; sha256Hash?: unknown } | undefined {
+  return (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)?.persistedQuery;
+}
+
 /**
  * Whether Apollo refuses an operation for its automatic persisted query extension before it runs: a
  * version other than 1, or a hash that is not the sha256 of the text sent with it (400).
  */
 function persistedQueryRefused(query: string, extensions: unknown): boolean {
-  const pq = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
-    ?.persistedQuery;
+  const pq = persistedQueryOf(extensions);
   if (!pq) return false;
   return pq.version !== 1 || pq.sha256Hash !== crypto.hash('sha256', query, 'hex');
 }
@@ -163,8 +167,7 @@ function withPersistedText(
   if (typeof piece !== 'object' || piece === null) return piece;
   const { query, extensions } = piece as Record<string, unknown>;
   if (query !== undefined) return piece;
-  const pq = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
-    ?.persistedQuery;
+  const pq = persistedQueryOf(extensions);
   if (pq?.version !== 1 || typeof pq.sha256Hash !== 'string') return piece;
   const text = persistedText(pq.sha256Hash);
   if (text === undefined) return piece;
@@ -184,7 +187,8 @@ function batchOperationPoints(
   const listed = listedDocument(piece);
   let document: DocumentNode;
   if (listed) document = listed;
-  // Hash-only automatic persisted queries are charged when Apollo has found their text (the plugin).
+  // A hash whose text this process did not hold when the batch was charged (withPersistedText): the
+  // plugin charges it if Apollo finds its text as it runs; otherwise PersistedQueryNotFound, nothing runs.
   else if (typeof query !== 'string') return 0;
   else if (persistedQueryRefused(query, extensions)) return 0;
   else {
